@@ -1,0 +1,141 @@
+//! Checked, parent-side data: what the engines and renderers consume.
+//!
+//! Values here have already crossed the child→parent boundary and passed
+//! [`crate::parent::validate`]; their strings are bounded but still hostile
+//! (they may hold control characters), so every renderer passes them through
+//! [`crate::render::safe_text`].
+
+use crate::rules::{RuleId, Severity};
+
+/// One configured MCP server, as the client would launch or contact it.
+///
+/// `args`, `env` and `headers` keep the config's order. Only string values are
+/// accepted by the loaders: a config whose fields have other types is reported as
+/// an error rather than converted, so nothing here was re-spelled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// `command`: the program the client spawns (stdio servers).
+    pub command: Option<String>,
+    /// `args`: the program's arguments, verbatim.
+    pub args: Vec<String>,
+    /// `url`: the endpoint of a remote (HTTP/SSE/WebSocket) server.
+    pub url: Option<String>,
+    /// `type` or `transport`, as written (e.g. `http`, `sse`, `stdio`).
+    pub transport: Option<String>,
+    /// `env`: environment given to a stdio server, in file order.
+    pub env: Vec<(String, String)>,
+    /// `headers` (Codex: `http_headers`): sent to a remote server, in file order.
+    pub headers: Vec<(String, String)>,
+}
+
+impl ServerSpec {
+    /// The URL when it is a non-empty string: the only case in which a server is
+    /// treated as remote by URL (the reference's rule).
+    pub fn remote_url(&self) -> Option<&str> {
+        self.url.as_deref().filter(|u| !u.is_empty())
+    }
+
+    /// The command when it is a non-empty string.
+    pub fn launch_command(&self) -> Option<&str> {
+        self.command.as_deref().filter(|c| !c.is_empty())
+    }
+}
+
+/// A finding produced by an engine, before doctor assigns its target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineFinding {
+    pub rule: RuleId,
+    /// Human message. May quote config text (a host name): render through safe_text.
+    pub message: String,
+    /// Evidence. Never a raw credential: engines redact before building it.
+    pub snippet: String,
+}
+
+/// A finding located at a server: `target` is `<source label>#<server name>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: RuleId,
+    pub target: String,
+    pub message: String,
+    pub snippet: String,
+}
+
+impl Finding {
+    pub fn severity(&self) -> Severity {
+        self.rule.severity()
+    }
+}
+
+/// Whether a lock in the tree covers a server (DOCTOR.md §3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Coverage {
+    /// An approved lock whose approval binds its digests matches the launch.
+    Approved,
+    /// A lock matches, but it is unapproved, stale or inconsistent. `reason` says which,
+    /// in words fit for the finding message.
+    Unapproved { lock: String, reason: String },
+    /// No lock matches.
+    None,
+}
+
+/// One config file that was loaded (a `~/.claude.json` project counts as its own source).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// Client name from the discovery table (`Cursor`, `VS Code (project)`, `explicit`).
+    pub client: String,
+    /// Display label: `~/...` under home, else the path as given;
+    /// `~/.claude.json#projects[<key>]` for a project section.
+    pub label: String,
+    /// The file on disk (absolute), for SARIF artifact locations.
+    pub path: std::path::PathBuf,
+    /// Named with `--config` (the only servers `--pin` may spawn).
+    pub explicit: bool,
+}
+
+/// One server after every engine ran over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditedServer {
+    /// Index into [`Report::sources`].
+    pub source: usize,
+    /// Display key: the name, or `<name>#servers`… for a `servers` duplicate.
+    pub name: String,
+    /// `<source label>#<name>`.
+    pub target: String,
+    pub spec: ServerSpec,
+    /// Position of the entry's key in its file (1-based; column in code points).
+    pub line: u32,
+    pub column: u32,
+    /// Sorted by (rule id, snippet).
+    pub findings: Vec<Finding>,
+    pub coverage: Coverage,
+    /// The lock file name printed in Next steps and written by `--pin`
+    /// (computed once, for uncovered servers only).
+    pub lock_name: Option<String>,
+}
+
+/// Everything doctor found, ready to render.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub sources: Vec<Source>,
+    pub servers: Vec<AuditedServer>,
+    /// One line describing the parser sandbox (`landlock ABI 7, seccomp, no capabilities`).
+    pub sandbox: String,
+    /// Discovered files skipped (symlink, oversized).
+    pub skipped: usize,
+    /// Files (or sections) that could not be read or parsed.
+    pub hard_errors: usize,
+    /// Well-known candidate locations searched.
+    pub searched: usize,
+}
+
+impl Report {
+    /// Every finding in report order (sources, servers, then each server's sorted findings).
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.servers.iter().flat_map(|s| s.findings.iter())
+    }
+
+    /// Servers with no matching lock, in report order.
+    pub fn uncovered(&self) -> impl Iterator<Item = &AuditedServer> {
+        self.servers.iter().filter(|s| s.coverage == Coverage::None)
+    }
+}

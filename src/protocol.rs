@@ -1,0 +1,168 @@
+//! The only types that cross the parent/child pipe.
+//!
+//! The parent sends one [`ParseRequest`]; the child answers with one
+//! [`ChildMessage`] per file, in request order. Framing, the version hello, the end
+//! marker and the byte limits belong to the sandbox crate; this module only
+//! defines the payloads. It imports neither side of the boundary.
+//!
+//! Wire rules (see `sandbox/README.md`): no zero-sized types inside sequences
+//! (bincode's byte limit does not account for them), every collection is re-checked
+//! against the bounds below by `parent::validate` after decoding.
+
+use serde::{Deserialize, Serialize};
+
+/// Bump on any change to the types in this module.
+pub const PAYLOAD_VERSION: u32 = 1;
+
+/// Bounds the parent enforces on decoded records (and the child respects).
+pub mod bounds {
+    /// Longest string accepted in any record (names, values, messages).
+    pub const MAX_STRING_BYTES: usize = 64 * 1024;
+    /// Most servers accepted from one file (all sections together).
+    pub const MAX_SERVERS_PER_FILE: usize = 50_000;
+    /// Most `projects` sections accepted from one `~/.claude.json`.
+    pub const MAX_SECTIONS_PER_FILE: usize = 20_000;
+    /// Most args / env / header entries in one server.
+    pub const MAX_ENTRIES_PER_SERVER: usize = 4_096;
+    /// Most entry digests per lock list (tools, resources, prompts).
+    pub const MAX_DIGESTS_PER_LOCK: usize = 100_000;
+    /// Most files in one request.
+    pub const MAX_FILES: usize = 2_048;
+    /// Nesting depth accepted by the config loaders.
+    pub const MAX_CONFIG_DEPTH: usize = 128;
+    /// Nesting depth of a lock document (the lock spec's normative bound).
+    pub const MAX_LOCK_DEPTH: usize = 512;
+}
+
+/// How a file's bytes are to be interpreted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FileFormat {
+    /// Strict JSON (RFC 8259): Claude Desktop, Cursor, Windsurf, `.mcp.json`.
+    Json,
+    /// JSON with `//`, `/* */` comments and trailing commas: VS Code.
+    Jsonc,
+    /// `~/.claude.json`: top-level `mcpServers` plus `projects.<path>.mcpServers`.
+    ClaudeJson,
+    /// Codex `config.toml`: `[mcp_servers.<name>]`.
+    CodexToml,
+    /// A `warden.lock` / `*.warden.lock`.
+    Lock,
+}
+
+/// One file to read: the n-th descriptor handed to the child.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileJob {
+    /// Index into the descriptors the child received (0-based, request order).
+    pub fd_index: u32,
+    pub format: FileFormat,
+    /// Read at most this many bytes; a longer file is an error, never truncated.
+    pub size_cap: u64,
+}
+
+/// The parent's one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParseRequest {
+    pub payload_version: u32,
+    pub jobs: Vec<FileJob>,
+}
+
+/// The child's answer for one job (same order as the request).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ChildMessage {
+    Config(Result<ParsedConfig, LoadError>),
+    Lock(Result<LockSummary, LoadError>),
+}
+
+/// Why a file could not be loaded. `message` never contains more than a short
+/// excerpt of the file (the parent passes it through safe_text anyway).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadError {
+    pub kind: LoadErrorKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LoadErrorKind {
+    /// read(2) failed or the bytes are not UTF-8.
+    Read,
+    /// The file is larger than its cap.
+    TooLarge,
+    /// Not valid JSON / JSONC / TOML, or nested too deeply.
+    Syntax,
+    /// Valid syntax, wrong shape (top level not an object, `mcpServers` not an object,
+    /// a lock missing required keys, ...).
+    Shape,
+}
+
+/// A config file: one section for a plain file; for `~/.claude.json` the top level
+/// first, then one section per `projects.<key>` that declares servers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParsedConfig {
+    pub sections: Vec<Section>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Section {
+    /// `None` for the file's own top-level maps; `Some(key)` for `projects[key]`.
+    pub project: Option<String>,
+    /// Servers in file order: every `mcpServers` entry first, then every `servers`
+    /// entry whose name is new or whose body differs from the `mcpServers` one.
+    /// Identical duplicates are dropped by the child.
+    pub servers: Vec<ServerEntry>,
+    /// A problem confined to this section (a malformed `projects[key]`): the section
+    /// is reported as an error and the others are still audited.
+    pub error: Option<LoadError>,
+}
+
+/// Which map of a JSON config a server was declared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerMap {
+    /// `mcpServers` (and Codex `mcp_servers`).
+    McpServers,
+    /// `servers` (VS Code's key).
+    Servers,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerEntry {
+    pub map: ServerMap,
+    /// The name exactly as written.
+    pub name: String,
+    /// Declared under both maps with different bodies (WRD-DOCTOR-AMBIGUOUS-SERVER).
+    pub ambiguous: bool,
+    /// 1-based line and column (in Unicode code points) of the entry's key.
+    pub line: u32,
+    pub column: u32,
+    /// The entry, or why its shape is wrong (not an object, `args` not a list of
+    /// strings, ...). A wrong shape is never dropped: the parent reports it.
+    pub body: Result<ServerBody, String>,
+}
+
+/// A server entry's fields, all strings exactly as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerBody {
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub url: Option<String>,
+    /// `type`, else `transport`.
+    pub transport: Option<String>,
+    pub env: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+}
+
+/// What doctor needs from a lock: the launch it pins and the digests that bind
+/// its approval. The parent recomputes `overall_digest` from these.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockSummary {
+    pub schema_version: u32,
+    pub server_command: String,
+    pub server_args: Vec<String>,
+    pub server_url: Option<String>,
+    pub command_digest: String,
+    pub tool_digests: Vec<String>,
+    pub resource_digests: Vec<String>,
+    pub prompt_digests: Vec<String>,
+    pub overall_digest: String,
+    pub approved: bool,
+    pub approved_digest: Option<String>,
+}

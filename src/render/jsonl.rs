@@ -1,0 +1,1 @@
+//! `--json`: one JSON object per finding.

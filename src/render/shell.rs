@@ -1,0 +1,1 @@
+//! Shell quoting for lines the user is told to paste (bash, zsh, fish).

@@ -1,0 +1,1 @@
+//! The human report on stdout.
