@@ -126,6 +126,8 @@ pub struct Report {
     pub hard_errors: usize,
     /// Well-known candidate locations searched.
     pub searched: usize,
+    /// Config files read and parsed, whether or not they declare servers.
+    pub files_read: usize,
 }
 
 impl Report {

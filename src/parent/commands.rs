@@ -1,0 +1,168 @@
+//! Command runners: resolve options, run, render, and return the exit code.
+//! `main` maps the code to the process status; nothing deeper exits.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use mcp_warden_sandbox::WeakSandboxPolicy;
+
+use super::diag::Diag;
+use super::doctor::{self, DoctorOptions, Scan};
+use crate::cli::{DoctorArgs, Platform, SandboxArgs};
+use crate::model::Report;
+use crate::render;
+
+/// Terminal width used when stdout is not a terminal or the width is unknown.
+const DEFAULT_WIDTH: usize = 100;
+
+/// `mcp-warden doctor`.
+pub fn doctor(args: DoctorArgs) -> u8 {
+    let mut diag = Diag::stderr();
+    // No Yama on many kernels: without this a same-uid process (a compromised child
+    // included) could ptrace the parent. Best effort; the sandbox repeats it.
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            diag.error(&format!("cannot determine the current directory: {e}"));
+            return 2;
+        }
+    };
+    let Some(home) = args.home.clone().or_else(home_dir) else {
+        diag.error("cannot determine the home directory: HOME is unset (pass --home)");
+        return 2;
+    };
+    let platform = args.platform.unwrap_or_else(Platform::host);
+    let opts = DoctorOptions {
+        configs: args.configs.clone(),
+        discover: !args.no_discover,
+        platform,
+        home: absolute(&cwd, &home),
+        appdata: if platform == Platform::Win32 {
+            std::env::var_os("APPDATA")
+        } else {
+            None
+        },
+        cwd: cwd.clone(),
+        sandbox_policy: sandbox_policy(args.sandbox),
+    };
+    let mut report = match doctor::scan(&opts, &mut diag) {
+        Scan::Report(report) => report,
+        Scan::Failed => return 2,
+    };
+    render::next_steps::assign_lock_names(&mut report, &|name: &str| {
+        std::fs::symlink_metadata(cwd.join(name)).is_ok()
+    });
+
+    if let Some(path) = &args.sarif {
+        let sarif = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        if let Err(e) = std::fs::write(path, sarif) {
+            diag.error(&format!("cannot write SARIF {}: {e}", path.display()));
+            return 2;
+        }
+    }
+
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let written = write_report(&report, &args, &mut out, &mut diag).and_then(|()| out.flush());
+    match written {
+        // A closed pipe (`mcp-warden doctor | head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            diag.error(&format!("cannot write the report: {e}"));
+            return 2;
+        }
+        Ok(()) => {}
+    }
+    doctor::exit_code(&report, false)
+}
+
+fn write_report(
+    report: &Report,
+    args: &DoctorArgs,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+) -> io::Result<()> {
+    let nothing_found = report.servers.is_empty() && report.skipped == 0 && report.hard_errors == 0;
+    if nothing_found {
+        let line = if report.files_read > 0 {
+            format!(
+                "no MCP servers configured ({} config file(s) read; none declares a server)",
+                report.files_read
+            )
+        } else {
+            render::text::no_configs_line(report.searched)
+        };
+        // With --json, stdout carries JSONL and nothing else.
+        if args.json {
+            diag.raw(&line);
+        } else {
+            writeln!(out, "{line}")?;
+        }
+        return Ok(());
+    }
+    if args.json {
+        render::jsonl::render(report, out)
+    } else {
+        let style = render::text::TextStyle {
+            color: use_color(),
+            width: terminal_width(),
+        };
+        render::text::render(report, out, style)
+    }
+}
+
+/// `mcp-warden sandbox status`.
+pub fn sandbox_status() -> u8 {
+    println!("{}", mcp_warden_sandbox::kernel_status());
+    0
+}
+
+/// `mcp-warden sandbox selftest`: 0 when every probe matched, 1 otherwise.
+pub fn sandbox_selftest() -> u8 {
+    let (table, all_matched) = mcp_warden_sandbox::selftest();
+    print!("{table}");
+    if all_matched {
+        0
+    } else {
+        1
+    }
+}
+
+fn sandbox_policy(args: SandboxArgs) -> WeakSandboxPolicy {
+    let strict_env = std::env::var_os("MCP_WARDEN_STRICT_SANDBOX").is_some_and(|v| v == "1");
+    if args.strict_sandbox || strict_env {
+        WeakSandboxPolicy::Strict
+    } else if args.allow_weak_sandbox {
+        WeakSandboxPolicy::AllowWeak
+    } else {
+        WeakSandboxPolicy::Default
+    }
+}
+
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
+/// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+fn use_color() -> bool {
+    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse::<usize>().ok())
+        .filter(|w| *w >= 40)
+        .unwrap_or(DEFAULT_WIDTH)
+}

@@ -1,0 +1,561 @@
+//! `mcp-warden doctor`: discovery → one sandboxed parse → engines → report.
+//!
+//! Problems that must not hide the rest of the scan (an unreadable discovered file,
+//! a malformed `projects[...]` entry, a server with a wrong-typed field) are counted
+//! and the scan continues; the exit code is decided once, in [`exit_code`], from
+//! those counts.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use mcp_warden_sandbox::WeakSandboxPolicy;
+
+use super::diag::Diag;
+use super::discover::{self, Candidate, DiscoveryInput};
+use super::locks::{self, FoundLock};
+use super::open::{self, Discovered};
+use super::parse::{self, Job};
+use super::validate;
+use crate::cli::Platform;
+use crate::engines;
+use crate::model::{AuditedServer, Coverage, EngineFinding, Finding, Report, Source};
+use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap};
+use crate::rules::RuleId;
+
+/// Discovered configs larger than this are skipped (DOCTOR.md §1 "Size cap").
+pub const DISCOVERED_SIZE_CAP: u64 = 8 << 20;
+/// `--config` has no cap of its own; the child's address-space limit still bounds it.
+pub const EXPLICIT_SIZE_CAP: u64 = u64::MAX;
+
+/// Everything doctor needs, resolved from the command line and the environment.
+#[derive(Debug, Clone)]
+pub struct DoctorOptions {
+    pub configs: Vec<PathBuf>,
+    pub discover: bool,
+    pub platform: Platform,
+    pub home: PathBuf,
+    pub cwd: PathBuf,
+    pub appdata: Option<OsString>,
+    pub sandbox_policy: WeakSandboxPolicy,
+}
+
+/// How the scan ended before any rendering.
+pub enum Scan {
+    /// A report to render (possibly with hard errors to reflect in the exit code).
+    Report(Report),
+    /// Ended early with an `error:` already printed (explicit config unreadable,
+    /// sandbox failure): exit 2, nothing on stdout.
+    Failed,
+}
+
+/// A config file handed to the child.
+struct ConfigFile {
+    client: String,
+    /// Display label (`~/...` or the path as given).
+    label: String,
+    path: PathBuf,
+    format: FileFormat,
+    explicit: bool,
+}
+
+/// Run the scan. Diagnostics go to `diag` as they occur.
+pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
+    let mut report = Report::default();
+    let mut jobs = Vec::new();
+    let mut files = Vec::new();
+
+    // Explicit paths first: they replace discovered entries for the same file.
+    let mut explicit_real = HashSet::new();
+    let mut explicit_files = Vec::new();
+    for path in &opts.configs {
+        let shown = discover::display_path(path, &opts.home);
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(e) => {
+                diag.error(&format!("cannot read {shown}: {}", io_reason(&e)));
+                return Scan::Failed;
+            }
+        };
+        if !explicit_real.insert(real.clone()) {
+            diag.warning(&format!(
+                "--config {shown}: same file as an earlier --config path; scanning it once"
+            ));
+            continue;
+        }
+        let fd = match open::open_explicit(path) {
+            Ok(fd) => fd,
+            Err(reason) => {
+                diag.error(&format!("cannot read {shown}: {reason}"));
+                return Scan::Failed;
+            }
+        };
+        let format = discover::explicit_format(path);
+        explicit_files.push((
+            Job {
+                fd,
+                format,
+                size_cap: EXPLICIT_SIZE_CAP,
+            },
+            ConfigFile {
+                client: "explicit".into(),
+                label: shown,
+                path: absolute(&opts.cwd, path),
+                format,
+                explicit: true,
+            },
+        ));
+    }
+
+    // Discovery: metadata probes, then a race-free open of each existing file.
+    let mut lock_roots = vec![opts.cwd.clone()];
+    if opts.discover {
+        let input = DiscoveryInput {
+            platform: opts.platform,
+            home: opts.home.clone(),
+            cwd: opts.cwd.clone(),
+            appdata: opts.appdata.clone(),
+        };
+        let candidates = discover::candidates(&input);
+        report.searched = candidates.len();
+        for candidate in candidates {
+            if std::fs::canonicalize(&candidate.path)
+                .is_ok_and(|real| explicit_real.contains(&real))
+            {
+                continue; // named with --config: that source replaces this one
+            }
+            if let Some(job) = open_candidate(&candidate, opts, &mut report, diag) {
+                if let Some(root) = &candidate.project_root {
+                    if !lock_roots.contains(root) {
+                        lock_roots.push(root.clone());
+                    }
+                }
+                files.push(ConfigFile {
+                    client: candidate.client.into(),
+                    label: discover::display_path(&candidate.path, &opts.home),
+                    path: candidate.path.clone(),
+                    format: candidate.format,
+                    explicit: false,
+                });
+                jobs.push(job);
+            }
+        }
+    }
+    for (job, file) in explicit_files {
+        jobs.push(job);
+        files.push(file);
+    }
+
+    // Locks: listed here (metadata only), parsed by the child like configs.
+    let found_locks = open_locks(&lock_roots, &opts.cwd, diag);
+    let config_jobs = jobs.len();
+    let mut lock_paths = Vec::new();
+    for (display, fd) in found_locks {
+        jobs.push(Job {
+            fd,
+            format: FileFormat::Lock,
+            size_cap: locks::LOCK_SIZE_CAP,
+        });
+        lock_paths.push(display);
+    }
+
+    let parsed = match parse::parse_all(jobs, opts.sandbox_policy) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            diag.error(&e.to_string());
+            return Scan::Failed;
+        }
+    };
+    for warning in &parsed.warnings {
+        diag.warning(warning);
+    }
+    report.sandbox = parsed.confinement.to_string();
+
+    let mut answers = parsed.answers.into_iter();
+    let config_answers: Vec<ChildMessage> = answers.by_ref().take(config_jobs).collect();
+    let mut readable_locks = Vec::new();
+    for (display, answer) in lock_paths.into_iter().zip(answers) {
+        match answer {
+            ChildMessage::Lock(Ok(summary)) => readable_locks.push((display, summary)),
+            ChildMessage::Lock(Err(e)) => diag.warning(&format!(
+                "ignoring unreadable lock {display}: {}",
+                e.message
+            )),
+            ChildMessage::Config(_) => {} // excluded by validation
+        }
+    }
+
+    for (file, answer) in files.iter().zip(config_answers) {
+        let ChildMessage::Config(result) = answer else {
+            continue;
+        };
+        match result {
+            Err(e) => {
+                let text = load_error_text(file, &e);
+                if file.explicit {
+                    diag.error(&text);
+                    return Scan::Failed;
+                }
+                diag.warning(&format!("{text} (scan continues; final exit will be 2)"));
+                report.hard_errors += 1;
+            }
+            Ok(config) => add_config(file, config, &readable_locks, &mut report, diag),
+        }
+    }
+    Scan::Report(report)
+}
+
+/// Open one discovered candidate, applying the symlink rule and the size cap.
+fn open_candidate(
+    candidate: &Candidate,
+    opts: &DoctorOptions,
+    report: &mut Report,
+    diag: &mut Diag,
+) -> Option<Job> {
+    let shown = discover::display_path(&candidate.path, &opts.home);
+    match open::open_discovered(&candidate.base, &candidate.path, DISCOVERED_SIZE_CAP) {
+        Discovered::Opened { fd, .. } => Some(Job {
+            fd,
+            format: candidate.format,
+            size_cap: DISCOVERED_SIZE_CAP,
+        }),
+        Discovered::Absent => None,
+        Discovered::Symlink => {
+            diag.warning(&format!(
+                "skipping {shown}: symlink in path (pass --config to scan it)"
+            ));
+            report.skipped += 1;
+            None
+        }
+        Discovered::TooLarge { size } => {
+            diag.warning(&format!(
+                "skipping {shown}: {size} bytes exceeds the {DISCOVERED_SIZE_CAP}-byte cap"
+            ));
+            report.skipped += 1;
+            None
+        }
+        Discovered::Failed(reason) => {
+            diag.warning(&format!(
+                "cannot read {shown}: {reason} (scan continues; final exit will be 2)"
+            ));
+            report.hard_errors += 1;
+            None
+        }
+    }
+}
+
+/// Find and open the lock files. Unopenable locks are warned about and never count.
+fn open_locks(
+    roots: &[PathBuf],
+    cwd: &Path,
+    diag: &mut Diag,
+) -> Vec<(String, std::os::fd::OwnedFd)> {
+    let (found, dropped) = locks::find_locks(roots);
+    if dropped > 0 {
+        diag.warning(&format!(
+            "{dropped} more lock file(s) found beyond the first {}; they were not read",
+            locks::MAX_LOCKS
+        ));
+    }
+    let mut out = Vec::new();
+    let mut root_fds: Vec<(PathBuf, std::os::fd::OwnedFd)> = Vec::new();
+    for FoundLock { root, rel } in found {
+        let display = locks::display_lock(&root.join(&rel), cwd);
+        if !root_fds.iter().any(|(r, _)| *r == root) {
+            match nix::fcntl::open(
+                &root,
+                nix::fcntl::OFlag::O_PATH
+                    | nix::fcntl::OFlag::O_DIRECTORY
+                    | nix::fcntl::OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            ) {
+                Ok(fd) => root_fds.push((root.clone(), fd)),
+                Err(e) => {
+                    diag.warning(&format!("ignoring unreadable lock {display}: {}", e.desc()));
+                    continue;
+                }
+            }
+        }
+        let Some((_, root_fd)) = root_fds.iter().find(|(r, _)| *r == root) else {
+            continue;
+        };
+        let fd = match open::open_beneath(root_fd, &rel) {
+            Ok(fd) => fd,
+            // Replaced by a symlink since it was listed: never followed, never coverage.
+            Err(nix::errno::Errno::ELOOP) | Err(nix::errno::Errno::EXDEV) => continue,
+            Err(e) => {
+                diag.warning(&format!("ignoring unreadable lock {display}: {}", e.desc()));
+                continue;
+            }
+        };
+        match nix::sys::stat::fstat(&fd) {
+            Ok(st) if (st.st_mode & libc_s_ifmt()) != libc_s_ifreg() => continue,
+            Ok(st) if u64::try_from(st.st_size).unwrap_or(u64::MAX) > locks::LOCK_SIZE_CAP => {
+                diag.warning(&format!(
+                    "ignoring unreadable lock {display}: {} bytes exceeds the {}-byte cap",
+                    st.st_size,
+                    locks::LOCK_SIZE_CAP
+                ));
+                continue;
+            }
+            Ok(_) => out.push((display, fd)),
+            Err(e) => diag.warning(&format!("ignoring unreadable lock {display}: {}", e.desc())),
+        }
+    }
+    out
+}
+
+fn libc_s_ifmt() -> nix::sys::stat::mode_t {
+    nix::sys::stat::SFlag::S_IFMT.bits()
+}
+
+fn libc_s_ifreg() -> nix::sys::stat::mode_t {
+    nix::sys::stat::SFlag::S_IFREG.bits()
+}
+
+/// `error:`/`warning:` text for a file the child could not load.
+fn load_error_text(file: &ConfigFile, e: &LoadError) -> String {
+    let what = match file.format {
+        FileFormat::CodexToml => "TOML",
+        FileFormat::Jsonc => "JSONC",
+        _ => "JSON",
+    };
+    match e.kind {
+        LoadErrorKind::Read | LoadErrorKind::TooLarge => {
+            format!("cannot read {}: {}", file.label, e.message)
+        }
+        LoadErrorKind::Syntax => format!("invalid {what} in {}: {}", file.label, e.message),
+        LoadErrorKind::Shape => format!("{}: {}", file.label, e.message),
+    }
+}
+
+/// Turn one parsed file into sources and audited servers.
+fn add_config(
+    file: &ConfigFile,
+    config: crate::protocol::ParsedConfig,
+    locks: &[(String, LockSummary)],
+    report: &mut Report,
+    diag: &mut Diag,
+) {
+    report.files_read += 1;
+    for section in config.sections {
+        let label = match &section.project {
+            Some(key) => format!("{}#projects[{key}]", file.label),
+            None => file.label.clone(),
+        };
+        if let Some(e) = &section.error {
+            diag.warning(&format!(
+                "{label}: {} (scan continues; final exit will be 2)",
+                e.message
+            ));
+            report.hard_errors += 1;
+        }
+        if section.servers.is_empty() {
+            continue;
+        }
+        let source_index = report.sources.len();
+        report.sources.push(Source {
+            client: file.client.clone(),
+            label: label.clone(),
+            path: file.path.clone(),
+            explicit: file.explicit,
+        });
+        let keys = display_keys(&section.servers);
+        for (entry, name) in section.servers.into_iter().zip(keys) {
+            let target = format!("{label}#{name}");
+            let body = match entry.body {
+                Ok(body) => body,
+                Err(reason) => {
+                    diag.warning(&format!(
+                        "{target}: {reason}; the server was not audited (final exit will be 2)"
+                    ));
+                    report.hard_errors += 1;
+                    continue;
+                }
+            };
+            let spec = validate::server_spec(body);
+            let coverage = locks::coverage(&spec, locks);
+            let findings = server_findings(&name, &spec, entry.ambiguous, &coverage, &target);
+            report.servers.push(AuditedServer {
+                source: source_index,
+                name,
+                target,
+                spec,
+                line: entry.line,
+                column: entry.column,
+                findings,
+                coverage,
+                lock_name: None,
+            });
+        }
+    }
+}
+
+/// Display keys, unique by construction (DOCTOR.md §1).
+///
+/// Every raw name is reserved up front. An `mcpServers` entry keeps its name. A
+/// `servers` entry keeps its name unless an `mcpServers` entry has it; then it becomes
+/// `<name>#servers`, with `#` appended until the key is neither a raw name of either
+/// map nor a key already given. So a server really named `x#servers` is never
+/// overwritten by a synthetic key, whatever order the maps list their names in.
+pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
+    let reserved: HashSet<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    let mcp_names: HashSet<&str> = entries
+        .iter()
+        .filter(|e| e.map == ServerMap::McpServers)
+        .map(|e| e.name.as_str())
+        .collect();
+    let mut given: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let key = if entry.map == ServerMap::Servers && mcp_names.contains(entry.name.as_str()) {
+            let mut key = format!("{}#servers", entry.name);
+            while reserved.contains(key.as_str()) || given.contains(&key) {
+                key.push('#');
+            }
+            key
+        } else {
+            let mut key = entry.name.clone();
+            // Only a lying child can produce a duplicate here; keep keys unique anyway.
+            while given.contains(&key) {
+                key.push('#');
+            }
+            key
+        };
+        given.insert(key.clone());
+        out.push(key);
+    }
+    out
+}
+
+/// Every finding for one server, sorted by (rule id, snippet).
+pub fn server_findings(
+    name: &str,
+    spec: &crate::model::ServerSpec,
+    ambiguous: bool,
+    coverage: &Coverage,
+    target: &str,
+) -> Vec<Finding> {
+    let mut raw: Vec<EngineFinding> = engines::auth::audit_server(name, spec);
+    if let Some(command) = spec.launch_command() {
+        raw.extend(engines::supply::check_launch(command, &spec.args));
+    }
+    if ambiguous {
+        raw.push(EngineFinding {
+            rule: RuleId::DoctorAmbiguousServer,
+            message: "declared under both mcpServers and servers with different definitions; a decoy map can hide the one the client loads from an audit — keep exactly one".into(),
+            snippet: name.into(),
+        });
+    }
+    match coverage {
+        Coverage::Approved => {}
+        Coverage::None => raw.push(EngineFinding {
+            rule: RuleId::DoctorNoLock,
+            message: "no warden.lock pins this server's declared surface; run the pin command below".into(),
+            snippet: name.into(),
+        }),
+        Coverage::Unapproved { lock, reason } => raw.push(EngineFinding {
+            rule: RuleId::DoctorLockUnapproved,
+            message: format!(
+                "a warden.lock matches this server but {reason} (mcp-warden lock rotate {lock} --approver <id>)"
+            ),
+            snippet: name.into(),
+        }),
+    }
+    let mut findings: Vec<Finding> = raw
+        .into_iter()
+        .map(|f| Finding {
+            rule: f.rule,
+            target: target.into(),
+            message: f.message,
+            snippet: f.snippet,
+        })
+        .collect();
+    findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
+    findings
+}
+
+/// The exit-code contract (DOCTOR.md §5), decided here and nowhere else.
+pub fn exit_code(report: &Report, pin_failed: bool) -> u8 {
+    if report.hard_errors > 0 || pin_failed {
+        2
+    } else if report.findings().next().is_some() || report.skipped > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ServerBody, ServerEntry};
+
+    fn entry(map: ServerMap, name: &str) -> ServerEntry {
+        ServerEntry {
+            map,
+            name: name.into(),
+            ambiguous: false,
+            line: 1,
+            column: 1,
+            body: Ok(ServerBody::default()),
+        }
+    }
+
+    #[test]
+    fn display_keys_never_overwrite_a_real_name() {
+        use ServerMap::*;
+        // The reference's test 52: a real `gh#servers` keeps its key.
+        let keys = display_keys(&[
+            entry(McpServers, "gh"),
+            entry(McpServers, "gh#servers"),
+            entry(Servers, "gh"),
+        ]);
+        assert_eq!(keys, ["gh", "gh#servers", "gh#servers#"]);
+        // The real name listed under `servers`, after the colliding entry: still reserved.
+        let keys = display_keys(&[
+            entry(McpServers, "gh"),
+            entry(Servers, "gh"),
+            entry(Servers, "gh#servers"),
+        ]);
+        assert_eq!(keys, ["gh", "gh#servers#", "gh#servers"]);
+        // Two levels of collision.
+        let keys = display_keys(&[
+            entry(McpServers, "a"),
+            entry(McpServers, "a#servers"),
+            entry(McpServers, "a#servers#"),
+            entry(Servers, "a"),
+        ]);
+        assert_eq!(keys, ["a", "a#servers", "a#servers#", "a#servers##"]);
+        // A servers-only name is kept as is, even when it looks synthetic.
+        let keys = display_keys(&[entry(Servers, "x#servers")]);
+        assert_eq!(keys, ["x#servers"]);
+    }
+
+    #[test]
+    fn exit_codes_follow_the_contract() {
+        let mut report = Report::default();
+        assert_eq!(exit_code(&report, false), 0);
+        assert_eq!(exit_code(&report, true), 2);
+        report.skipped = 1;
+        assert_eq!(exit_code(&report, false), 1);
+        report.hard_errors = 1;
+        assert_eq!(exit_code(&report, false), 2);
+    }
+}

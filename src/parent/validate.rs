@@ -1,0 +1,217 @@
+//! Re-validation of everything the parser child sent.
+//!
+//! The child parses attacker-controlled bytes, so it may be compromised: its records
+//! are checked against the bounds of [`crate::protocol::bounds`] and against the
+//! request (one answer per job, of the job's kind) before any engine sees them. A
+//! violation is not a config problem but a broken child, and doctor fails closed.
+
+use crate::model::ServerSpec;
+use crate::protocol::bounds::*;
+use crate::protocol::{ChildMessage, FileFormat, LoadError, LockSummary, ParsedConfig, ServerBody};
+
+/// A record that no honest child sends.
+#[derive(Debug, PartialEq, Eq)]
+pub struct InvalidRecord(pub String);
+
+fn check_str(what: &str, s: &str) -> Result<(), InvalidRecord> {
+    if s.len() > MAX_STRING_BYTES {
+        return Err(InvalidRecord(format!(
+            "{what} is {} bytes long (limit {MAX_STRING_BYTES})",
+            s.len()
+        )));
+    }
+    Ok(())
+}
+
+fn check_count(what: &str, n: usize, max: usize) -> Result<(), InvalidRecord> {
+    if n > max {
+        return Err(InvalidRecord(format!(
+            "{what} has {n} entries (limit {max})"
+        )));
+    }
+    Ok(())
+}
+
+fn check_error(e: &LoadError) -> Result<(), InvalidRecord> {
+    check_str("an error message", &e.message)
+}
+
+/// Check one answer against the job it answers.
+pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), InvalidRecord> {
+    match (format, message) {
+        (FileFormat::Lock, ChildMessage::Lock(result)) => match result {
+            Ok(lock) => check_lock(lock),
+            Err(e) => check_error(e),
+        },
+        (FileFormat::Lock, ChildMessage::Config(_)) => {
+            Err(InvalidRecord("a config answer to a lock job".into()))
+        }
+        (_, ChildMessage::Lock(_)) => Err(InvalidRecord("a lock answer to a config job".into())),
+        (format, ChildMessage::Config(result)) => match result {
+            Ok(config) => check_config(format, config),
+            Err(e) => check_error(e),
+        },
+    }
+}
+
+fn check_config(format: FileFormat, config: &ParsedConfig) -> Result<(), InvalidRecord> {
+    check_count("a config", config.sections.len(), MAX_SECTIONS_PER_FILE)?;
+    let mut servers = 0usize;
+    for (i, section) in config.sections.iter().enumerate() {
+        match (&section.project, format) {
+            (Some(_), f) if f != FileFormat::ClaudeJson => {
+                return Err(InvalidRecord(
+                    "a projects section in a file that has none".into(),
+                ))
+            }
+            (None, _) if i > 0 => return Err(InvalidRecord("a second top-level section".into())),
+            _ => {}
+        }
+        if let Some(project) = &section.project {
+            check_str("a project key", project)?;
+        }
+        if let Some(e) = &section.error {
+            check_error(e)?;
+        }
+        servers += section.servers.len();
+        check_count("a config", servers, MAX_SERVERS_PER_FILE)?;
+        for entry in &section.servers {
+            check_str("a server name", &entry.name)?;
+            if entry.line == 0 || entry.column == 0 {
+                return Err(InvalidRecord("a server position of 0".into()));
+            }
+            match &entry.body {
+                Ok(body) => check_body(body)?,
+                Err(reason) => check_str("a shape error", reason)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_body(body: &ServerBody) -> Result<(), InvalidRecord> {
+    for (what, value) in [
+        ("command", &body.command),
+        ("url", &body.url),
+        ("type", &body.transport),
+    ] {
+        if let Some(v) = value {
+            check_str(what, v)?;
+        }
+    }
+    check_count("args", body.args.len(), MAX_ENTRIES_PER_SERVER)?;
+    check_count("env", body.env.len(), MAX_ENTRIES_PER_SERVER)?;
+    check_count("headers", body.headers.len(), MAX_ENTRIES_PER_SERVER)?;
+    for a in &body.args {
+        check_str("an argument", a)?;
+    }
+    for (k, v) in body.env.iter().chain(body.headers.iter()) {
+        check_str("a key", k)?;
+        check_str("a value", v)?;
+    }
+    Ok(())
+}
+
+fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
+    if !(1..=4).contains(&lock.schema_version) {
+        return Err(InvalidRecord(format!(
+            "a lock schema_version of {}",
+            lock.schema_version
+        )));
+    }
+    check_str("a lock command", &lock.server_command)?;
+    check_count("lock args", lock.server_args.len(), MAX_ENTRIES_PER_SERVER)?;
+    for a in &lock.server_args {
+        check_str("a lock argument", a)?;
+    }
+    if let Some(u) = &lock.server_url {
+        check_str("a lock url", u)?;
+    }
+    for d in [&lock.command_digest, &lock.overall_digest]
+        .into_iter()
+        .chain(lock.approved_digest.as_ref())
+    {
+        check_str("a digest", d)?;
+    }
+    for list in [
+        &lock.tool_digests,
+        &lock.resource_digests,
+        &lock.prompt_digests,
+    ] {
+        check_count("a lock digest list", list.len(), MAX_DIGESTS_PER_LOCK)?;
+        for d in list {
+            check_str("a digest", d)?;
+        }
+    }
+    Ok(())
+}
+
+/// The checked server record.
+pub fn server_spec(body: ServerBody) -> ServerSpec {
+    ServerSpec {
+        command: body.command,
+        args: body.args,
+        url: body.url,
+        transport: body.transport,
+        env: body.env,
+        headers: body.headers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::*;
+
+    fn config_with(entry: ServerEntry) -> ChildMessage {
+        ChildMessage::Config(Ok(ParsedConfig {
+            sections: vec![Section {
+                project: None,
+                servers: vec![entry],
+                error: None,
+            }],
+        }))
+    }
+
+    fn entry() -> ServerEntry {
+        ServerEntry {
+            map: ServerMap::McpServers,
+            name: "a".into(),
+            ambiguous: false,
+            line: 1,
+            column: 1,
+            body: Ok(ServerBody::default()),
+        }
+    }
+
+    #[test]
+    fn oversized_strings_and_wrong_kinds_are_rejected() {
+        assert!(check_message(FileFormat::Json, &config_with(entry())).is_ok());
+        let mut long = entry();
+        long.name = "x".repeat(MAX_STRING_BYTES + 1);
+        assert!(check_message(FileFormat::Json, &config_with(long)).is_err());
+        let mut zero = entry();
+        zero.line = 0;
+        assert!(check_message(FileFormat::Json, &config_with(zero)).is_err());
+        assert!(check_message(FileFormat::Lock, &config_with(entry())).is_err());
+        let lock = ChildMessage::Lock(Err(LoadError {
+            kind: LoadErrorKind::Syntax,
+            message: "x".into(),
+        }));
+        assert!(check_message(FileFormat::Json, &lock).is_err());
+        assert!(check_message(FileFormat::Lock, &lock).is_ok());
+    }
+
+    #[test]
+    fn project_sections_only_in_claude_json() {
+        let msg = ChildMessage::Config(Ok(ParsedConfig {
+            sections: vec![Section {
+                project: Some("/r".into()),
+                servers: vec![],
+                error: None,
+            }],
+        }));
+        assert!(check_message(FileFormat::Json, &msg).is_err());
+        assert!(check_message(FileFormat::ClaudeJson, &msg).is_ok());
+    }
+}
