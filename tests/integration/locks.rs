@@ -1,0 +1,307 @@
+//! Lock coverage: search bounds, matching, approval binding, and the Next steps block.
+
+use serde_json::json;
+
+use crate::util::*;
+
+const FIXTURE_ARGS: [&str; 1] = ["tests/fixtures/clean_server.py"];
+
+fn explicit(env: &Env, servers: serde_json::Value) -> String {
+    let path = env.write(
+        "work/mine.json",
+        json!({ "mcpServers": servers }).to_string(),
+    );
+    path.to_str().expect("utf-8").to_string()
+}
+
+fn doctor_explicit(env: &Env, config: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["--no-discover", "--config", config, "--json"];
+    args.extend_from_slice(extra);
+    env.doctor(&args)
+}
+
+#[test]
+fn approved_binding_lock_covers_exact_launch_only() {
+    let env = Env::new();
+    env.write(
+        "work/warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    let run = doctor_explicit(&env, &config, &[]);
+    run.expect_code(0);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": ["tests/fixtures/clean_server.py", "--x"]}}),
+    );
+    let run = doctor_explicit(&env, &config, &[]);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"]);
+
+    let config = explicit(
+        &env,
+        json!({"s": {"url": "https://h.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}}),
+    );
+    let run = doctor_explicit(&env, &config, &[]);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"]);
+}
+
+#[test]
+fn clean_run_prints_doctor_clean_with_exit_zero() {
+    let env = Env::new();
+    env.write(
+        "work/warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    let run = env.doctor(&["--no-discover", "--config", &config]);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .contains("doctor clean — every server is pinned and shows no posture findings"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("parsed in a sandbox:"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn url_servers_match_on_url_equality() {
+    let env = Env::new();
+    env.write(
+        "work/r.warden.lock",
+        approved_url_lock("https://h.example.com/mcp").to_string(),
+    );
+    let ok =
+        json!({"url": "https://h.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}});
+    let config = explicit(&env, json!({"r": ok}));
+    doctor_explicit(&env, &config, &[]).expect_code(0);
+    let config = explicit(
+        &env,
+        json!({"r": {"url": "https://h.example.com/mcp/", "headers": {"Authorization": "Bearer ${T}"}}}),
+    );
+    assert_eq!(
+        doctor_explicit(&env, &config, &[]).rule_ids(),
+        ["WRD-DOCTOR-NO-LOCK"]
+    );
+}
+
+#[test]
+fn unapproved_lock_is_a_finding_and_not_a_next_step() {
+    let env = Env::new();
+    let mut lock = lock_for(
+        json!({"command": "python", "args": FIXTURE_ARGS, "url": null}),
+        false,
+    );
+    lock["pin"]["approved"] = json!(false);
+    env.write(
+        "work/planted.warden.lock",
+        serde_json::to_string_pretty(&lock).expect("json") + "\n",
+    );
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    let run = doctor_explicit(&env, &config, &[]);
+    run.expect_code(1);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-LOCK-UNAPPROVED"]);
+    assert!(run.stdout.contains("pin.approved is false"));
+    let text = env.doctor(&["--no-discover", "--config", &config]);
+    assert!(!text.stdout.contains("Next steps"), "{}", text.stdout);
+}
+
+#[test]
+fn hand_edited_approval_does_not_count() {
+    let env = Env::new();
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+
+    // Stale: approved_digest is not overall_digest.
+    let mut stale = approved_lock("python", &FIXTURE_ARGS);
+    stale["pin"]["approved_digest"] =
+        json!("sha256:0000000000000000000000000000000000000000000000000000000000000000");
+    env.write("work/warden.lock", stale.to_string());
+    let run = doctor_explicit(&env, &config, &[]);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-LOCK-UNAPPROVED"]);
+    assert!(run.stdout.contains("stale"), "{}", run.stdout);
+
+    // Inconsistent: approved_digest == overall_digest, but the entry digests do not reproduce it.
+    let mut forged = approved_lock("python", &FIXTURE_ARGS);
+    forged["overall_digest"] = json!("sha256:0");
+    forged["pin"]["approved_digest"] = json!("sha256:0");
+    env.write("work/warden.lock", forged.to_string());
+    let run = doctor_explicit(&env, &config, &[]);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-LOCK-UNAPPROVED"]);
+    assert!(run.stdout.contains("inconsistent"), "{}", run.stdout);
+
+    // Inconsistent: command_digest does not belong to the pinned launch.
+    let mut swapped = approved_lock("python", &FIXTURE_ARGS);
+    let other = approved_lock("node", &["other.js"]);
+    swapped["server"]["command_digest"] = other["server"]["command_digest"].clone();
+    env.write("work/warden.lock", swapped.to_string());
+    let run = doctor_explicit(&env, &config, &[]);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-LOCK-UNAPPROVED"]);
+}
+
+#[test]
+fn approved_and_unapproved_together_is_covered() {
+    let env = Env::new();
+    env.write(
+        "work/warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    env.write(
+        "work/b.warden.lock",
+        lock_for(
+            json!({"command": "python", "args": FIXTURE_ARGS, "url": null}),
+            false,
+        )
+        .to_string(),
+    );
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    doctor_explicit(&env, &config, &[]).expect_code(0);
+}
+
+#[test]
+fn lock_search_is_bounded_skips_dependency_dirs_and_symlinks() {
+    let env = Env::new();
+    let lock = approved_lock("python", &FIXTURE_ARGS).to_string();
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    for rel in [
+        "work/a/b/c/d/e/deep.warden.lock",
+        "work/node_modules/pkg/warden.lock",
+        "work/.git/warden.lock",
+        "work/.venv/x.warden.lock",
+        "work/venv/x.warden.lock",
+        "work/__pycache__/x.warden.lock",
+        "work/.tox/x.warden.lock",
+        "work/.ruff_cache/x.warden.lock",
+    ] {
+        env.write(rel, &lock);
+    }
+    let outside = env.write("elsewhere/warden.lock", &lock);
+    env.symlink(&outside, "work/linked.warden.lock");
+    env.symlink(&env.root().join("elsewhere"), "work/linkdir");
+    env.write("work/broken.warden.lock", "{");
+    let run = doctor_explicit(&env, &config, &[]);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"], "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: ignoring unreadable lock broken.warden.lock"),
+        "{}",
+        run.stderr
+    );
+    // Four levels down is still searched.
+    env.write("work/a/b/c/d/ok.warden.lock", &lock);
+    doctor_explicit(&env, &config, &[]).expect_code(0);
+}
+
+#[test]
+fn locks_at_the_project_root_count_when_running_from_a_subdirectory() {
+    let env = Env::new();
+    env.mkdir("work/.git");
+    env.write(
+        "work/.mcp.json",
+        json!({"mcpServers": {"s": {"command": "python", "args": FIXTURE_ARGS}}}).to_string(),
+    );
+    env.write(
+        "work/warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    let sub = env.mkdir("work/sub");
+    let run = env.doctor_in(&sub, &["--json"]);
+    run.expect_code(0);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn malformed_and_oversized_locks_are_ignored_with_a_warning() {
+    let env = Env::new();
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    let mut v5 = approved_lock("python", &FIXTURE_ARGS);
+    v5["schema_version"] = json!(5);
+    env.write("work/v5.warden.lock", v5.to_string());
+    let mut nested = String::from("{\"x\": ");
+    nested.push_str(&"[".repeat(600));
+    nested.push_str(&"]".repeat(600));
+    nested.push('}');
+    env.write("work/deep.warden.lock", nested);
+    let big = std::fs::File::create(env.root().join("work/big.warden.lock")).expect("create");
+    big.set_len(8 * 1024 * 1024 + 1).expect("sparse");
+    let run = doctor_explicit(&env, &config, &[]);
+    run.expect_code(1);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"]);
+    for name in ["v5.warden.lock", "deep.warden.lock", "big.warden.lock"] {
+        assert!(
+            run.stderr
+                .contains(&format!("ignoring unreadable lock {name}")),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn slug_collisions_get_a_hash_suffix() {
+    let env = Env::new();
+    let auth = json!({"Authorization": "Bearer ${T}"});
+    env.write(
+        "home/.cursor/mcp.json",
+        json!({"mcpServers": {"a/b": {"url": "https://a.example.com", "headers": auth}, "a-b": {"url": "https://b.example.com", "headers": auth}}})
+            .to_string(),
+    );
+    let run = env.doctor(&[]);
+    let lines = run.pin_lines();
+    assert!(lines[0].ends_with("--lock a-b.warden.lock"), "{lines:?}");
+    assert!(
+        lines[1].ends_with("--lock a-b-d44362.warden.lock"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn an_existing_unrelated_lock_name_gets_the_suffix_too() {
+    let env = Env::new();
+    env.cursor(json!({"gh": {"url": "https://a.example.com", "headers": {"Authorization": "Bearer ${T}"}}}));
+    env.write(
+        "work/gh.warden.lock",
+        approved_lock("other", &[]).to_string(),
+    );
+    let run = env.doctor(&[]);
+    let lines = run.pin_lines();
+    assert_eq!(lines.len(), 1);
+    assert!(!lines[0].ends_with("--lock gh.warden.lock"), "{lines:?}");
+    assert!(lines[0].contains("--lock gh-"), "{lines:?}");
+}
+
+#[test]
+fn next_steps_block_ends_with_a_ci_snippet() {
+    let env = Env::new();
+    env.cursor(json!({"gh": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github@1.0.0"]}}));
+    let run = env.doctor(&[]);
+    assert!(run.stdout.contains("Next steps"), "{}", run.stdout);
+    assert!(run.stdout.contains(".github/workflows/"), "{}", run.stdout);
+    assert!(run.stdout.contains("mcp-warden check"), "{}", run.stdout);
+}

