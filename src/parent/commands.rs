@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use mcp_warden_sandbox::WeakSandboxPolicy;
 
 use super::diag::Diag;
-use super::doctor::{self, DoctorOptions, Scan};
-use crate::cli::{DoctorArgs, Platform, SandboxArgs};
+use super::doctor::{self, DoctorOptions, Scan, ScanMode};
+use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
 
@@ -45,6 +45,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         },
         cwd: cwd.clone(),
         sandbox_policy: sandbox_policy(args.sandbox),
+        mode: ScanMode::Doctor,
     };
     let mut report = match doctor::scan(&opts, &mut diag) {
         Scan::Report(report) => report,
@@ -110,6 +111,57 @@ fn write_report(
         };
         render::text::render(report, out, style)
     }
+}
+
+/// `mcp-warden auth audit CONFIG...`: the same sandboxed loading as doctor's
+/// `--config`, the auth engine alone. 0 clean, 1 findings, 2 unreadable.
+pub fn auth_audit(args: AuthAuditArgs) -> u8 {
+    let mut diag = Diag::stderr();
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            diag.error(&format!("cannot determine the current directory: {e}"));
+            return 2;
+        }
+    };
+    let home = home_dir().unwrap_or_else(|| cwd.clone());
+    let opts = DoctorOptions {
+        configs: args.configs.clone(),
+        discover: false,
+        platform: Platform::host(),
+        home,
+        appdata: None,
+        cwd: cwd.clone(),
+        sandbox_policy: sandbox_policy(args.sandbox),
+        mode: ScanMode::AuthAudit,
+    };
+    let report = match doctor::scan(&opts, &mut diag) {
+        Scan::Report(report) => report,
+        Scan::Failed => return 2,
+    };
+    if let Some(path) = &args.sarif {
+        let sarif = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        if let Err(e) = std::fs::write(path, sarif) {
+            diag.error(&format!("cannot write SARIF {}: {e}", path.display()));
+            return 2;
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let written = if args.json {
+        render::jsonl::render(&report, &mut out)
+    } else {
+        render::audit::render(&report, args.configs.len(), &mut out)
+    }
+    .and_then(|()| out.flush());
+    if let Err(e) = written {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            diag.error(&format!("cannot write the report: {e}"));
+            return 2;
+        }
+    }
+    doctor::exit_code(&report, false)
 }
 
 /// `mcp-warden sandbox status`.

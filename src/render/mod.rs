@@ -2,6 +2,7 @@
 //! pipe or a file. Every config-controlled string passes through [`safe_text`]
 //! here and nowhere else.
 
+pub mod audit;
 pub mod jsonl;
 pub mod next_steps;
 pub mod safe_text;
