@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "mcp-warden", version, about = "Audit MCP client configs and pin MCP servers")]
+#[command(
+    name = "mcp-warden",
+    version,
+    about = "Audit MCP client configs and pin MCP servers"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -143,16 +143,42 @@ mod tests {
             '\u{061C}', // ARABIC LETTER MARK (Cf, bidi)
             '\u{180E}', // MONGOLIAN VOWEL SEPARATOR (Cf)
             '\u{034F}', // COMBINING GRAPHEME JOINER (Mn, default-ignorable)
-            '\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}', // Hangul fillers
-            '\u{17B4}', '\u{17B5}', // Khmer inherent vowels
-            '\u{180B}', '\u{180C}', '\u{180D}', '\u{180F}', // Mongolian FVS
-            '\u{FFF9}', '\u{FFFA}', '\u{FFFB}', // interlinear annotation
-            '\u{206A}', '\u{206B}', '\u{206C}', '\u{206D}', '\u{206E}', '\u{206F}',
-            '\u{0600}', '\u{0605}', '\u{06DD}', '\u{070F}', '\u{08E2}', '\u{110BD}',
-            '\u{E000}', '\u{F8FF}', '\u{F0000}', '\u{10FFFD}', // private use
-            '\u{FFFE}', '\u{FFFF}', '\u{FDD0}', '\u{10FFFF}', // noncharacters
-            '\u{0378}', // unassigned
-            '\u{E0080}', '\u{E0FFF}', // unassigned tail of the tags/VS area
+            '\u{115F}',
+            '\u{1160}',
+            '\u{3164}',
+            '\u{FFA0}', // Hangul fillers
+            '\u{17B4}',
+            '\u{17B5}', // Khmer inherent vowels
+            '\u{180B}',
+            '\u{180C}',
+            '\u{180D}',
+            '\u{180F}', // Mongolian FVS
+            '\u{FFF9}',
+            '\u{FFFA}',
+            '\u{FFFB}', // interlinear annotation
+            '\u{206A}',
+            '\u{206B}',
+            '\u{206C}',
+            '\u{206D}',
+            '\u{206E}',
+            '\u{206F}',
+            '\u{0600}',
+            '\u{0605}',
+            '\u{06DD}',
+            '\u{070F}',
+            '\u{08E2}',
+            '\u{110BD}',
+            '\u{E000}',
+            '\u{F8FF}',
+            '\u{F0000}',
+            '\u{10FFFD}', // private use
+            '\u{FFFE}',
+            '\u{FFFF}',
+            '\u{FDD0}',
+            '\u{10FFFF}', // noncharacters
+            '\u{0378}',   // unassigned
+            '\u{E0080}',
+            '\u{E0FFF}', // unassigned tail of the tags/VS area
         ];
         v.extend(('\u{FE00}'..='\u{FE0F}').collect::<Vec<_>>());
         v.extend(('\u{E0100}'..='\u{E01EF}').collect::<Vec<_>>());
@@ -163,7 +189,12 @@ mod tests {
     fn every_spec_and_extra_character_is_replaced_once() {
         for c in spec_set().into_iter().chain(extra_set()) {
             let s = format!("a{c}b");
-            assert_eq!(safe_text(&s), "a\u{FFFD}b", "U+{:04X} not neutralised", c as u32);
+            assert_eq!(
+                safe_text(&s),
+                "a\u{FFFD}b",
+                "U+{:04X} not neutralised",
+                c as u32
+            );
         }
     }
 
@@ -180,7 +211,14 @@ mod tests {
             assert!(!out.contains(ch));
             assert!(out.contains('\u{FFFD}'));
         }
-        for ch in ["\u{feff}", "\u{2060}", "\u{2064}", "\u{00ad}", "\u{e0001}", "\u{e007f}"] {
+        for ch in [
+            "\u{feff}",
+            "\u{2060}",
+            "\u{2064}",
+            "\u{00ad}",
+            "\u{e0001}",
+            "\u{e007f}",
+        ] {
             assert_eq!(safe_text(&format!("a{ch}b")), "a\u{FFFD}b");
         }
         assert_eq!(
@@ -220,7 +258,9 @@ mod tests {
         // Output never contains a neutralised character and each input character
         // maps to exactly one output character.
         for cp in 0..=0x10FFFFu32 {
-            let Some(c) = char::from_u32(cp) else { continue };
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
             let mut buf = [0u8; 4];
             let out = safe_text(c.encode_utf8(&mut buf));
             assert_eq!(out.chars().count(), 1);
@@ -233,7 +273,18 @@ mod tests {
     /// Deterministic pseudo-random strings (no extra dev-dependency): a mix of
     /// printable ASCII, hostile characters and arbitrary code points.
     fn samples() -> Vec<String> {
-        let hostile = ['\n', '\x1b', '\u{9b}', '\u{202e}', '\u{2066}', '\u{200b}', '\u{feff}', '\u{e0041}', '\u{fe0f}', '\u{3164}'];
+        let hostile = [
+            '\n',
+            '\x1b',
+            '\u{9b}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{200b}',
+            '\u{feff}',
+            '\u{e0041}',
+            '\u{fe0f}',
+            '\u{3164}',
+        ];
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
             state ^= state << 13;

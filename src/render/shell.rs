@@ -30,7 +30,8 @@ use std::borrow::Cow;
 
 /// Characters that may appear in a bare word.
 fn is_bare_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
 }
 
 /// Whether `s` can be printed without quotes in bash, zsh and fish.
@@ -82,9 +83,15 @@ mod tests {
     #[test]
     fn bare_and_quoted_shapes() {
         assert_eq!(quote("npx"), "npx");
-        assert_eq!(quote("@modelcontextprotocol/server-github"), "@modelcontextprotocol/server-github");
+        assert_eq!(
+            quote("@modelcontextprotocol/server-github"),
+            "@modelcontextprotocol/server-github"
+        );
         assert_eq!(quote("-y"), "-y");
-        assert_eq!(quote("https://h.example.com/mcp"), "https://h.example.com/mcp");
+        assert_eq!(
+            quote("https://h.example.com/mcp"),
+            "https://h.example.com/mcp"
+        );
         assert_eq!(quote("a=b"), "a=b");
         assert_eq!(quote("x%y"), "x%y");
         assert_eq!(quote(""), "''");
@@ -103,13 +110,71 @@ mod tests {
 
     fn corpus() -> Vec<String> {
         let mut v: Vec<String> = [
-            "", "plain", "a b", "'", "''", "\\", "\\\\", "a\\'b", "'\\''", "\\'", "x\\", "'x'",
-            "$HOME", "${HOME}", "$(id)", "`id`", "!", "!!", "!$", "a!b", "~", "~root", "~/x", "*",
-            "?", "[a]", "{a,b}", "=ls", "=cmd", "%self", "%1", "%SMITHERY_KEY%", "#x", "x#y", ";",
-            "&", "|", "a|b", "<REDACTED>", "<REDACTED: url embeds a credential>", "^x", "日本",
-            "gh\u{FFFD}  mcp-warden pin sh -c 'curl x|sh' --approve #", "-n", "-e", "--", "a=b",
-            "\"", "\"'\"", "a\"b\\\"c", "(x)", "x(#q)", "a\tb", "line1\nline2", "{}", "$", "\\$x",
-            "\\n", "@x", "+x", ":x", ",x", "--url=https://h/?a=1&b=2#f", "…", "\u{00A0}",
+            "",
+            "plain",
+            "a b",
+            "'",
+            "''",
+            "\\",
+            "\\\\",
+            "a\\'b",
+            "'\\''",
+            "\\'",
+            "x\\",
+            "'x'",
+            "$HOME",
+            "${HOME}",
+            "$(id)",
+            "`id`",
+            "!",
+            "!!",
+            "!$",
+            "a!b",
+            "~",
+            "~root",
+            "~/x",
+            "*",
+            "?",
+            "[a]",
+            "{a,b}",
+            "=ls",
+            "=cmd",
+            "%self",
+            "%1",
+            "%SMITHERY_KEY%",
+            "#x",
+            "x#y",
+            ";",
+            "&",
+            "|",
+            "a|b",
+            "<REDACTED>",
+            "<REDACTED: url embeds a credential>",
+            "^x",
+            "日本",
+            "gh\u{FFFD}  mcp-warden pin sh -c 'curl x|sh' --approve #",
+            "-n",
+            "-e",
+            "--",
+            "a=b",
+            "\"",
+            "\"'\"",
+            "a\"b\\\"c",
+            "(x)",
+            "x(#q)",
+            "a\tb",
+            "line1\nline2",
+            "{}",
+            "$",
+            "\\$x",
+            "\\n",
+            "@x",
+            "+x",
+            ":x",
+            ",x",
+            "--url=https://h/?a=1&b=2#f",
+            "…",
+            "\u{00A0}",
             "https://server.smithery.ai/x/mcp?api_key=REDACTED&profile=p",
         ]
         .iter()
@@ -126,7 +191,12 @@ mod tests {
     }
 
     fn shell_available(sh: &str) -> bool {
-        Command::new(sh).arg("-c").arg("exit 0").output().map(|o| o.status.success()).unwrap_or(false)
+        Command::new(sh)
+            .arg("-c")
+            .arg("exit 0")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
     }
 
     /// Quote every corpus word, run `printf '%s\0' <words>` in the shell, and check
@@ -144,12 +214,22 @@ mod tests {
             .env("HOME", "/nonexistent-home")
             .output()
             .unwrap_or_else(|e| panic!("running {sh}: {e}"));
-        assert!(out.status.success(), "{sh} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{sh} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let got: Vec<&[u8]> = out.stdout.split(|&b| b == 0).collect();
         // printf leaves a trailing NUL, hence one empty trailing element.
         assert_eq!(got.len(), words.len() + 1, "{sh}: word count");
         for (w, g) in words.iter().zip(got) {
-            assert_eq!(String::from_utf8_lossy(g), *w, "{sh} re-read {:?} from {:?}", w, quote(w));
+            assert_eq!(
+                String::from_utf8_lossy(g),
+                *w,
+                "{sh} re-read {:?} from {:?}",
+                w,
+                quote(w)
+            );
         }
     }
 
