@@ -1,7 +1,7 @@
 //! Command runners: resolve options, run, render, and return the exit code.
 //! `main` maps the code to the process status; nothing deeper exits.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
@@ -11,9 +11,6 @@ use super::doctor::{self, DoctorOptions, Scan, ScanMode};
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
-
-/// Terminal width used when stdout is not a terminal or the width is unknown.
-const DEFAULT_WIDTH: usize = 100;
 
 /// `mcp-warden doctor`.
 pub fn doctor(args: DoctorArgs) -> u8 {
@@ -204,17 +201,4 @@ fn absolute(cwd: &Path, path: &Path) -> PathBuf {
     } else {
         cwd.join(path)
     }
-}
-
-/// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
-fn use_color() -> bool {
-    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse::<usize>().ok())
-        .filter(|w| *w >= 40)
-        .unwrap_or(DEFAULT_WIDTH)
 }
