@@ -102,11 +102,7 @@ fn write_report(
     if args.json {
         render::jsonl::render(report, out)
     } else {
-        let style = render::text::TextStyle {
-            color: use_color(),
-            width: terminal_width(),
-        };
-        render::text::render(report, out, style)
+        render::text::render(report, out, render::text::TextStyle::for_stdout())
     }
 }
 

@@ -166,6 +166,7 @@ pub(crate) mod tests {
             skipped: 0,
             hard_errors: 0,
             searched: 9,
+            files_read: 3,
         }
     }
 
