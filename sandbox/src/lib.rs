@@ -251,14 +251,14 @@ where
     child::finish(result)
 }
 
-/// The seccomp allow-list as `(syscall, reason)` pairs, in table order (for reviewers,
-/// `sandbox status` and the README check).
+/// The seccomp allow-list as `(syscall, argument condition, reason)`, in table order,
+/// for reviewers and tooling (the README's table is checked against the same data).
 #[cfg(target_os = "linux")]
 #[must_use]
-pub fn seccomp_allow_list() -> Vec<(&'static str, &'static str)> {
+pub fn seccomp_allow_list() -> Vec<(&'static str, &'static str, &'static str)> {
     confine::seccomp::ALLOWED
         .iter()
-        .map(|a| (a.name, a.reason))
+        .map(|a| (a.name, a.args.describe(), a.reason))
         .collect()
 }
 

@@ -110,7 +110,7 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
         Behaviour::Panic => panic!("boom"),
         Behaviour::Abort => std::process::abort(),
         Behaviour::Oom => {
-            let v = vec![1u8; 2 << 30];
+            let v = std::hint::black_box(vec![1u8; 2 << 30]);
             tx.send(&v.len().to_string())
         }
         Behaviour::Spin => loop {

@@ -34,10 +34,28 @@ use crate::{sys, SandboxError};
 pub(crate) enum Args {
     /// Any arguments.
     Any,
-    /// Argument `index` (a 32-bit int) equals one of `values`.
-    OneOf { index: u8, values: &'static [u32] },
+    /// Argument `index` (a 32-bit int) equals one of `values`; `text` says so in words.
+    OneOf {
+        index: u8,
+        values: &'static [u32],
+        text: &'static str,
+    },
     /// Argument `index` (32-bit) has none of the bits of `mask` set.
-    NoneOf { index: u8, mask: u32 },
+    NoneOf {
+        index: u8,
+        mask: u32,
+        text: &'static str,
+    },
+}
+
+impl Args {
+    /// The condition in words, as the README's table shows it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Args::Any => "any",
+            Args::OneOf { text, .. } | Args::NoneOf { text, .. } => text,
+        }
+    }
 }
 
 /// One allowed system call.
@@ -64,21 +82,25 @@ const ANY: Args = Args::Any;
 const WRITE_FDS: Args = Args::OneOf {
     index: 0,
     values: &[REPORT_FD as u32, 2],
+    text: "fd (arg 0) is 4 or 2",
 };
 /// `prot` (argument 2) without `PROT_EXEC`: no new executable memory.
 const NO_EXEC: Args = Args::NoneOf {
     index: 2,
     mask: libc::PROT_EXEC as u32,
+    text: "prot (arg 2) without PROT_EXEC",
 };
 /// `fcntl` only to read descriptor flags (argument 1 is the command).
 const GETFD_ONLY: Args = Args::OneOf {
     index: 1,
     values: &[libc::F_GETFD as u32],
+    text: "cmd (arg 1) is F_GETFD",
 };
 /// `tgkill` only to deliver SIGABRT (argument 2) to ourselves.
 const SIGABRT_ONLY: Args = Args::OneOf {
     index: 2,
     values: &[libc::SIGABRT as u32],
+    text: "signal (arg 2) is SIGABRT",
 };
 
 /// THE allow-list. The README's table is checked against it by a unit test.
@@ -107,7 +129,7 @@ pub(crate) const ALLOWED: &[Allowed] = &[
     allow("getrandom",      libc::SYS_getrandom,      ANY,          "HashMap keys (first HashMap::new in the child)"),
     allow("clock_gettime",  libc::SYS_clock_gettime,  ANY,          "Instant::now; normally the vDSO, the syscall is its fallback"),
     allow("getpid",         libc::SYS_getpid,         ANY,          "abort(): glibc raise() addresses its own process"),
-    allow("gettid",         libc::SYS_gettid,         ANY,          "abort(): glibc raise(); panic message thread id"),
+    allow("gettid",         libc::SYS_gettid,         ANY,          "abort(): glibc raise() addresses its own thread"),
     allow("tgkill",         libc::SYS_tgkill,         SIGABRT_ONLY, "abort() and out-of-memory: deliver SIGABRT to ourselves, nothing else"),
     allow("exit",           libc::SYS_exit,           ANY,          "thread exit"),
     allow("exit_group",     libc::SYS_exit_group,     ANY,          "_exit at the end of the child"),
@@ -138,11 +160,11 @@ pub(crate) fn build(arch: TargetArch, default: SeccompAction) -> Result<BpfProgr
     for entry in ALLOWED {
         let chain = match entry.args {
             Args::Any => Vec::new(),
-            Args::OneOf { index, values } => values
+            Args::OneOf { index, values, .. } => values
                 .iter()
                 .map(|&v| condition(index, SeccompCmpOp::Eq, u64::from(v)))
                 .collect::<Result<_, _>>()?,
-            Args::NoneOf { index, mask } => vec![condition(
+            Args::NoneOf { index, mask, .. } => vec![condition(
                 index,
                 SeccompCmpOp::MaskedEq(u64::from(mask)),
                 0,
@@ -192,7 +214,7 @@ pub(super) fn install(log_only: bool) -> Result<Installed, SandboxError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is the test failure report
+#[allow(clippy::unwrap_used, clippy::expect_used)] // a panic is the test failure report
 mod tests {
     use super::*;
 
@@ -234,6 +256,27 @@ mod tests {
         for nr in forbidden {
             assert!(ALLOWED.iter().all(|a| a.nr != nr), "syscall {nr} is listed");
         }
+    }
+
+    /// The README's syscall table is the reviewers' copy of [`ALLOWED`]: same rows,
+    /// same order, same conditions and reasons.
+    #[test]
+    fn readme_lists_exactly_the_allow_list() {
+        let readme = include_str!("../../README.md");
+        let section = readme
+            .split("\n## ")
+            .find(|s| s.starts_with("The seccomp allow-list"))
+            .expect("README has the allow-list section");
+        let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+        let expected: Vec<String> = ALLOWED
+            .iter()
+            .map(|a| format!("| `{}` | {} | {} |", a.name, a.args.describe(), a.reason))
+            .collect();
+        assert_eq!(
+            rows, expected,
+            "README.md syscall table out of sync with ALLOWED"
+        );
+        assert!(section.contains(&format!("{} system calls", ALLOWED.len())));
     }
 
     #[test]
