@@ -31,9 +31,11 @@ pub(crate) const PANIC_EXIT: i32 = 101;
 /// What the first statements established.
 pub(crate) struct Start {
     files: usize,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     parent: Pid,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     seccomp_log: bool,
-    /// Non-flag arguments after argv[1] (the probe name of a selftest child).
+    /// Non-flag arguments after `argv[1]` (the probe name of a selftest child).
     pub(crate) positional: Vec<OsString>,
 }
 

@@ -21,7 +21,8 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::{Confinement, SandboxError};
 
-/// Bumped whenever [`ChildFrame`] or its meaning changes.
+/// Protocol version in the child's hello; bumped whenever the frame envelope or its
+/// meaning changes.
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Most in-memory bytes one decode may claim (bincode counts decoded sizes, e.g. 8 bytes

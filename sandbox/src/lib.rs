@@ -14,7 +14,7 @@
 //!
 //! # Decisions, and why
 //!
-//! * **Re-exec, not fork** ([`spawn`](crate::spawn)): `/proc/self/exe` with a fixed argv
+//! * **Re-exec, not fork** (`spawn.rs`): `/proc/self/exe` with a fixed argv
 //!   (`[mcp-warden, CHILD_ARG]`), empty environment, `/dev/null` stdin/stdout, a piped
 //!   stderr, and a fixed descriptor layout (3 request, 4 report, 5.. files). A fresh
 //!   address space and ASLR, a clean runtime, no fork of a multi-threaded process; the
@@ -226,7 +226,7 @@ pub fn run_parser<Req: Serialize, Msg: DeserializeOwned>(
     supervise::exchange(spawned, request, limits, policy)
 }
 
-/// The child's entry point (call from `main` when argv[1] is [`CHILD_ARG`]): sanitize
+/// The child's entry point (call from `main` when `argv[1]` is [`CHILD_ARG`]): sanitize
 /// descriptors and environment, confine, send the hello, read the request, then call
 /// `handle` with the request, the handed-over files (request order) and a sender.
 /// Writes the end marker and exits; never returns.

@@ -157,21 +157,26 @@ fn attempt(probe: Probe, request: &ProbeRequest, mut files: Vec<File>) -> Option
             Err(e) if matches!(e.raw_os_error(), Some(libc::EFAULT)) => Observed::Works,
             other => from_io(other),
         },
-        Probe::RaiseCapability => {
-            match caps::raise(
-                None,
-                caps::CapSet::Effective,
-                caps::Capability::CAP_SYS_ADMIN,
-            ) {
-                Ok(()) => Observed::Works,
-                Err(_) => Observed::Denied(0),
-            }
-        }
+        Probe::RaiseCapability => raise_capability(),
     })
 }
 
-/// Entry point of a selftest probe child (argv[1] is [`PROBE_ARG`](crate::PROBE_ARG),
-/// argv[2] the probe name). Never returns.
+#[cfg(target_os = "linux")]
+fn raise_capability() -> Observed {
+    let (effective, admin) = (caps::CapSet::Effective, caps::Capability::CAP_SYS_ADMIN);
+    match caps::raise(None, effective, admin) {
+        Ok(()) => Observed::Works,
+        Err(_) => Observed::Denied(0),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn raise_capability() -> Observed {
+    Observed::Failed(libc::ENOSYS)
+}
+
+/// Entry point of a selftest probe child (`argv[1]` is [`PROBE_ARG`](crate::PROBE_ARG),
+/// `argv[2]` the probe name). Never returns.
 pub fn probe_main() -> ! {
     let result = child::start().and_then(|start| {
         let name = start

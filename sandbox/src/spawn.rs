@@ -19,7 +19,6 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, Command, Stdio};
 
 use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
-use nix::sys::prctl;
 
 use crate::child::{MAX_FILES, SECCOMP_LOG_FLAG};
 use crate::{sys, SandboxError, CHILD_ARG, PROBE_ARG};
@@ -49,7 +48,8 @@ pub(crate) struct Spawned {
 pub(crate) fn spawn(role: Role<'_>, files: Vec<OwnedFd>) -> Result<Spawned, SandboxError> {
     // Without Yama, any same-uid process (a compromised child included, if its other
     // layers were missing) could ptrace a dumpable parent or read /proc/<pid>/mem.
-    prctl::set_dumpable(false).map_err(|e| SandboxError::ParentIo {
+    #[cfg(target_os = "linux")]
+    nix::sys::prctl::set_dumpable(false).map_err(|e| SandboxError::ParentIo {
         op: "prctl(PR_SET_DUMPABLE, 0)",
         source: e.into(),
     })?;

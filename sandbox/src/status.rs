@@ -11,6 +11,13 @@ use crate::{policy, sys, WeakSandboxPolicy};
 pub fn kernel_status() -> String {
     let mut out = String::new();
     let mut line = |k: &str, v: String| out.push_str(&format!("{k:<10} {v}\n"));
+    #[cfg(not(target_os = "linux"))]
+    line(
+        "platform:",
+        "no kernel sandbox exists on this platform; the parser runs in a separate, \
+         unconfined process (doctor needs --allow-weak-sandbox)"
+            .into(),
+    );
 
     line(
         "landlock:",

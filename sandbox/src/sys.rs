@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Fixed descriptor layout of the child (both sides agree on it; see `lib.rs` docs).
 pub(crate) const REQUEST_FD: RawFd = 3;
-/// Report pipe, write end, in the child.
+/// Report pipe, write end, in the child (named in the seccomp `write` rule).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const REPORT_FD: RawFd = 4;
 /// First handed-over file; the others follow without gaps.
 pub(crate) const FIRST_FILE_FD: RawFd = 5;
@@ -26,9 +27,9 @@ pub(crate) const FIRST_FILE_FD: RawFd = 5;
 /// parent that died before it cannot leave an orphan behind.
 pub(crate) fn set_child_fd_layout(cmd: &mut Command, sources: Vec<RawFd>, parent: libc::pid_t) {
     let mut lifted: Vec<libc::c_int> = vec![-1; sources.len()];
-    let top = FIRST_FILE_FD.saturating_add(
-        libc::c_int::try_from(sources.len().saturating_sub(2)).unwrap_or(libc::c_int::MAX),
-    );
+    // First number above the layout; the spawn code caps `sources` far below c_int::MAX.
+    let top =
+        REQUEST_FD.saturating_add(libc::c_int::try_from(sources.len()).unwrap_or(libc::c_int::MAX));
     let hook = move || -> io::Result<()> {
         // Two passes so a source that already sits on a target number is not clobbered:
         // first lift every source above the target range (close-on-exec copies), then
@@ -48,24 +49,10 @@ pub(crate) fn set_child_fd_layout(cmd: &mut Command, sources: Vec<RawFd>, parent
                 return Err(io::Error::last_os_error());
             }
         }
-        // SAFETY: close_range with the CLOEXEC flag only changes descriptor flags; it is a
-        // plain syscall (async-signal-safe). std's own exec-error pipe stays usable because
-        // it is closed by exec, not now.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_close_range,
-                top as libc::c_uint,
-                libc::c_uint::MAX,
-                libc::CLOSE_RANGE_CLOEXEC,
-            )
-        };
-        if rc < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: prctl(PR_SET_PDEATHSIG) takes integers only; async-signal-safe.
-        if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        // Close-on-exec rather than close: std's own exec-error pipe must stay usable
+        // until exec closes it.
+        cloexec_from(top)?;
+        set_death_signal()?;
         // SAFETY: getppid has no arguments and cannot fail.
         if unsafe { libc::getppid() } != parent {
             return Err(io::Error::other("parent exited during spawn"));
@@ -81,7 +68,66 @@ pub(crate) fn set_child_fd_layout(cmd: &mut Command, sources: Vec<RawFd>, parent
     }
 }
 
-/// Marks every descriptor from `first` upwards close-on-exec and closes it (child start).
+/// Marks every descriptor from `first` upwards close-on-exec (async-signal-safe).
+#[cfg(target_os = "linux")]
+fn cloexec_from(first: RawFd) -> io::Result<()> {
+    let first = libc::c_uint::try_from(first).map_err(|_| io::Error::other("negative fd"))?;
+    // SAFETY: close_range with the CLOEXEC flag only changes descriptor flags; a plain
+    // syscall with integer arguments, async-signal-safe.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Descriptors scanned where `close_range` does not exist (no kernel sandbox there).
+#[cfg(not(target_os = "linux"))]
+const FD_SCAN_LIMIT: RawFd = 4096;
+
+#[cfg(not(target_os = "linux"))]
+fn cloexec_from(first: RawFd) -> io::Result<()> {
+    for fd in first..FD_SCAN_LIMIT {
+        // SAFETY: fcntl(F_SETFD) on an integer only changes flags; EBADF is ignored.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok(())
+}
+
+/// `PR_SET_PDEATHSIG(SIGKILL)` (async-signal-safe).
+#[cfg(target_os = "linux")]
+fn set_death_signal() -> io::Result<()> {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) takes integers only.
+    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_death_signal() -> io::Result<()> {
+    Ok(())
+}
+
+/// Closes every descriptor from `first` upwards (child start).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn close_fds_from(first: RawFd) -> io::Result<()> {
+    for fd in first..FD_SCAN_LIMIT {
+        // SAFETY: as in the Linux version: these descriptors belong to no Rust object yet.
+        unsafe { libc::close(fd) };
+    }
+    Ok(())
+}
+
+/// Closes every descriptor from `first` upwards (child start).
+#[cfg(target_os = "linux")]
 pub(crate) fn close_fds_from(first: RawFd) -> io::Result<()> {
     let first = libc::c_uint::try_from(first).map_err(|_| io::Error::other("negative fd"))?;
     // SAFETY: close_range takes integers only. The descriptors it closes belong to no Rust
@@ -151,7 +197,20 @@ pub(crate) fn write_stderr(bytes: &[u8]) {
     let _ = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
 }
 
+/// No landlock outside Linux.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn landlock_abi() -> Option<i32> {
+    None
+}
+
+/// No seccomp outside Linux.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn seccomp_filter_available() -> bool {
+    false
+}
+
 /// The kernel's landlock ABI version, `None` if landlock is not built in or not enabled.
+#[cfg(target_os = "linux")]
 pub(crate) fn landlock_abi() -> Option<i32> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: with a NULL attribute pointer, size 0 and the VERSION flag the kernel reads
@@ -168,6 +227,7 @@ pub(crate) fn landlock_abi() -> Option<i32> {
 }
 
 /// Whether seccomp filters with the kill-process action are available.
+#[cfg(target_os = "linux")]
 pub(crate) fn seccomp_filter_available() -> bool {
     const SECCOMP_GET_ACTION_AVAIL: libc::c_uint = 2;
     let action: u32 = libc::SECCOMP_RET_KILL_PROCESS;
@@ -186,7 +246,7 @@ pub(crate) fn seccomp_filter_available() -> bool {
 /// Probe: create a socket of `domain` (closed again at once if it worked).
 pub(crate) fn try_socket(domain: libc::c_int) -> io::Result<()> {
     // SAFETY: socket takes integers; a returned descriptor is owned by the OwnedFd below.
-    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM, 0) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -197,6 +257,7 @@ pub(crate) fn try_socket(domain: libc::c_int) -> io::Result<()> {
 
 /// Probe: `ptrace(PTRACE_SEIZE, pid)`: the access check of `PTRACE_ATTACH` without
 /// stopping the target (a broken sandbox must not freeze the parent it probes).
+#[cfg(target_os = "linux")]
 pub(crate) fn try_ptrace_seize(pid: libc::pid_t) -> io::Result<()> {
     // SAFETY: PTRACE_SEIZE with addr 0 and data 0 (no options) reads no caller memory.
     let rc = unsafe {
@@ -217,6 +278,7 @@ pub(crate) fn try_ptrace_seize(pid: libc::pid_t) -> io::Result<()> {
 /// Probe: read 8 bytes of `pid`'s memory with `process_vm_readv`, at the address where
 /// the same variable lives in this process (valid or not, the permission check comes
 /// first: EPERM means denied, EFAULT or success means the access itself was allowed).
+#[cfg(target_os = "linux")]
 pub(crate) fn try_process_vm_read(pid: libc::pid_t) -> io::Result<()> {
     let mut local = [0u8; 8];
     let remote_addr = std::ptr::from_ref(&local).cast::<libc::c_void>().cast_mut();
@@ -247,4 +309,15 @@ pub(crate) fn try_execve_true() -> io::Error {
     // across the call; on success the process image is replaced and nothing here runs.
     unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
     io::Error::last_os_error()
+}
+
+/// Probes that need Linux interfaces report "unsupported" elsewhere.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_ptrace_seize(_pid: libc::pid_t) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_process_vm_read(_pid: libc::pid_t) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
 }

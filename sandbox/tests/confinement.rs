@@ -77,6 +77,31 @@ fn exit_raw(code: i32) -> ! {
     unsafe { libc::_exit(code) }
 }
 
+/// Blocks without CPU, using only allowed system calls (futex is, nanosleep is not).
+#[cfg(target_os = "linux")]
+fn sleep_forever() -> ! {
+    loop {
+        let word = 0u32;
+        // SAFETY: FUTEX_WAIT on a live local word whose value is 0: blocks forever.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                std::ptr::from_ref(&word),
+                libc::FUTEX_WAIT,
+                0,
+                std::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sleep_forever() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 fn frame(payload: &[u8]) -> Vec<u8> {
     let mut v = u32::try_from(payload.len()).unwrap().to_le_bytes().to_vec();
     v.extend_from_slice(payload);
@@ -116,19 +141,7 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
         Behaviour::Spin => loop {
             std::hint::spin_loop();
         },
-        Behaviour::Sleep => loop {
-            let word = 0u32;
-            // SAFETY: FUTEX_WAIT on a live local word whose value is 0: blocks forever.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_futex,
-                    std::ptr::from_ref(&word),
-                    libc::FUTEX_WAIT,
-                    0,
-                    std::ptr::null::<libc::timespec>(),
-                );
-            }
-        },
+        Behaviour::Sleep => sleep_forever(),
         Behaviour::Garbage => {
             write_raw(&frame(&[0xff; 8]));
             exit_raw(0)
