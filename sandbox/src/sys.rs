@@ -55,7 +55,8 @@ pub(crate) fn set_child_fd_layout(cmd: &mut Command, sources: Vec<RawFd>, parent
         set_death_signal()?;
         // SAFETY: getppid has no arguments and cannot fail.
         if unsafe { libc::getppid() } != parent {
-            return Err(io::Error::other("parent exited during spawn"));
+            // ESRCH, not a custom error: building one would allocate after fork.
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         Ok(())
     };
