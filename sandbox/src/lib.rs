@@ -226,6 +226,17 @@ pub fn run_parser<Req: Serialize, Msg: DeserializeOwned>(
     supervise::exchange(spawned, request, limits, policy)
 }
 
+/// Decode a complete child→parent byte stream exactly as [`run_parser`] checks a live
+/// child's report (every frame, limit and protocol rule), without a process. For the
+/// `frame` fuzz target and for tests; a value or an error, never a panic.
+pub fn decode_report_stream<Msg: DeserializeOwned>(
+    bytes: &[u8],
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+) -> Result<ChildOutput<Msg>, SandboxError> {
+    supervise::decode_stream(bytes, limits, policy)
+}
+
 /// The child's entry point (call from `main` when `argv[1]` is [`CHILD_ARG`]): sanitize
 /// descriptors and environment, confine, send the hello, read the request, then call
 /// `handle` with the request, the handed-over files (request order) and a sender.
@@ -282,6 +293,49 @@ mod tests {
         assert_eq!(
             Confinement::none().to_string(),
             "no landlock, no seccomp, no_new_privs unset, capabilities kept"
+        );
+    }
+
+    #[test]
+    fn report_streams_decode_like_a_live_child() {
+        let full = Confinement {
+            landlock_abi: Some(7),
+            landlock_full: true,
+            seccomp: true,
+            seccomp_log_only: false,
+            no_new_privs: true,
+            capabilities_dropped: true,
+            dropped_to_uid: None,
+        };
+        let mut bytes = Vec::new();
+        for f in [
+            frame::ChildFrame::<String>::Hello {
+                version: PROTOCOL_VERSION,
+                confinement: full.clone(),
+            },
+            frame::ChildFrame::Message("a".into()),
+            frame::ChildFrame::End { count: 1 },
+        ] {
+            bytes.extend(frame::encode(&f).expect("encode"));
+        }
+        let limits = Limits::default();
+        let out = decode_report_stream::<String>(&bytes, &limits, WeakSandboxPolicy::Default)
+            .expect("valid stream");
+        assert_eq!(out.messages, ["a"]);
+        assert_eq!(out.confinement, full);
+        // Every strict prefix is truncated, never a partial success.
+        for cut in 0..bytes.len() {
+            assert!(decode_report_stream::<String>(
+                &bytes[..cut],
+                &limits,
+                WeakSandboxPolicy::Default
+            )
+            .is_err());
+        }
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert!(
+            decode_report_stream::<String>(&trailing, &limits, WeakSandboxPolicy::Default).is_err()
         );
     }
 }

@@ -339,3 +339,43 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
         Ok(())
     }
 }
+
+/// Decodes a complete report stream with exactly the checks the supervisor applies to
+/// a live child (frame limits, hello first, policy, message and byte limits, end
+/// count, nothing after the end), minus the process handling. It exists so the
+/// decoder can be fuzzed and tested on bytes alone.
+pub(crate) fn decode_stream<Msg: DeserializeOwned>(
+    bytes: &[u8],
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+) -> Result<ChildOutput<Msg>, SandboxError> {
+    let mut stream = Stream {
+        frames: FrameReader::new(limits.max_frame_len),
+        hello: None,
+        messages: Vec::new(),
+        total_bytes: 0,
+        ended: false,
+    };
+    // Fed in bounded chunks, as reads from the pipe would arrive.
+    for chunk in bytes.chunks(CHUNK) {
+        stream.frames.push(chunk);
+        while let Some(payload) = stream.frames.next_payload()? {
+            stream.accept(&payload, limits, policy)?;
+        }
+    }
+    if stream.frames.pending() > 0 {
+        return Err(SandboxError::Truncated {
+            stderr: String::new(),
+        });
+    }
+    match (stream.hello, stream.ended) {
+        (Some((confinement, warnings)), true) => Ok(ChildOutput {
+            confinement,
+            warnings,
+            messages: stream.messages,
+        }),
+        _ => Err(SandboxError::Truncated {
+            stderr: String::new(),
+        }),
+    }
+}
