@@ -72,7 +72,23 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         }
         Ok(()) => {}
     }
+    report_resources(&mut diag);
     doctor::exit_code(&report, false)
+}
+
+/// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
+/// of this process and of the (reaped) parser child, for `benches/run.sh`.
+fn report_resources(diag: &mut Diag) {
+    if std::env::var_os("MCP_WARDEN_RESOURCE_REPORT").is_none_or(|v| v != "1") {
+        return;
+    }
+    use nix::sys::resource::{getrusage, UsageWho};
+    let kib = |who| getrusage(who).map(|u| u.max_rss()).unwrap_or(-1);
+    diag.raw(&format!(
+        "resources: parent_max_rss_kib={} child_max_rss_kib={}",
+        kib(UsageWho::RUSAGE_SELF),
+        kib(UsageWho::RUSAGE_CHILDREN)
+    ));
 }
 
 fn write_report(
