@@ -341,10 +341,7 @@ pub(crate) fn json_config(
 }
 
 /// Resolve positions (one pass for the whole file) and build the records.
-pub(crate) fn finish(
-    text: &str,
-    sections: Vec<PendingSection>,
-) -> Result<ParsedConfig, LoadError> {
+pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<ParsedConfig, LoadError> {
     let total: usize = sections
         .iter()
         .map(|(_, s)| s.as_ref().map_or(0, Vec::len))
