@@ -15,7 +15,9 @@
 //!   default and measured about 2× slower than `serde_json`.
 //!
 //! This parser does the whole job in one left-to-right pass: it builds a borrowed
-//! tree (strings without escapes and number texts point into the input), records
+//! tree (strings without escapes and number texts point into the input) of only
+//! the parts a loader reads ([`Select`]; everything else is validated, not built),
+//! records
 //! the byte offset of every object key, refuses duplicate keys when an object
 //! closes, and never recurses: containers live on an explicit stack whose depth is
 //! checked before every value, so a 200,000-deep `[[[[` fails in microseconds on
@@ -52,6 +54,52 @@ pub(crate) struct Options {
     pub jsonc: bool,
     /// Deepest element accepted (root at depth 0).
     pub max_depth: usize,
+    /// Which parts of the document to build (everything else is only validated).
+    pub select: Select,
+}
+
+/// Which values the parser builds. A skipped value is validated exactly like a kept
+/// one (syntax, strings, duplicate keys, depth) but not stored: its place in a kept
+/// object holds an empty value of the same type. `~/.claude.json` is mostly session
+/// history; building only the server maps makes its parse about twice as fast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Select {
+    /// Build everything (locks, and everything below a server map).
+    All,
+    /// A config's top level: keep `mcpServers` and `servers` (and `projects` when
+    /// `claude`); skip the rest.
+    Config { claude: bool },
+    /// `~/.claude.json` `projects`: every member is a project.
+    Projects,
+    /// One project: keep its `mcpServers` and `servers`.
+    Project,
+    /// Validate only.
+    Skip,
+}
+
+impl Select {
+    /// The mode of an object member's value.
+    fn member(self, key: &str) -> Select {
+        match self {
+            Select::All => Select::All,
+            Select::Skip => Select::Skip,
+            Select::Config { .. } | Select::Project if key == "mcpServers" || key == "servers" => {
+                Select::All
+            }
+            Select::Config { claude: true } if key == "projects" => Select::Projects,
+            Select::Projects => Select::Project,
+            Select::Config { .. } | Select::Project => Select::Skip,
+        }
+    }
+
+    /// The mode of an array item: arrays only matter inside a server map.
+    fn item(self) -> Select {
+        if self == Select::All {
+            Select::All
+        } else {
+            Select::Skip
+        }
+    }
 }
 
 /// A parsed JSON value. Strings borrow from the input unless they held escapes;
@@ -157,6 +205,8 @@ pub(crate) fn parse(text: &str, start: usize, opts: Options) -> Result<Value<'_>
         bytes: text.as_bytes(),
         pos: start,
         opts,
+        skipped_keys: Vec::new(),
+        scratch: String::new(),
     }
     .run()
 }
@@ -167,12 +217,17 @@ enum Frame<'a> {
     Array {
         items: Vec<Value<'a>>,
         open: usize,
+        mode: Select,
     },
     Object {
         members: Vec<Member<'a>>,
+        /// The key of the member whose value is being parsed.
         key: Cow<'a, str>,
         key_offset: usize,
         open: usize,
+        mode: Select,
+        /// Where this object's keys start in `skipped_keys` (skipped objects only).
+        keys_start: usize,
     },
 }
 
@@ -181,6 +236,10 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     opts: Options,
+    /// Keys of the skipped objects still open, kept only to refuse duplicates.
+    skipped_keys: Vec<(Cow<'a, str>, usize)>,
+    /// Scratch buffer for validating escapes in skipped strings.
+    scratch: String,
 }
 
 impl<'a> Parser<'a> {
@@ -195,6 +254,11 @@ impl<'a> Parser<'a> {
                     too_deep: true,
                 });
             }
+            let mode = match stack.last() {
+                None => self.opts.select,
+                Some(Frame::Array { mode, .. }) => mode.item(),
+                Some(Frame::Object { mode, key, .. }) => mode.member(key),
+            };
             let start = self.pos;
             let mut value = match self.peek() {
                 None => return Err(self.eof_error(&stack)),
@@ -205,19 +269,16 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         Value::Object(Vec::new())
                     } else {
-                        let (key, key_offset) = match self.key() {
-                            Ok(k) => k,
-                            Err(e) if self.peek().is_none() => {
-                                return Err(self.unclosed("object", start, e))
-                            }
-                            Err(e) => return Err(e),
-                        };
-                        stack.push(Frame::Object {
+                        let mut frame = Frame::Object {
                             members: Vec::new(),
-                            key,
-                            key_offset,
+                            key: Cow::Borrowed(""),
+                            key_offset: 0,
                             open: start,
-                        });
+                            mode,
+                            keys_start: self.skipped_keys.len(),
+                        };
+                        self.next_key(&mut frame)?;
+                        stack.push(frame);
                         continue 'value;
                     }
                 }
@@ -231,9 +292,14 @@ impl<'a> Parser<'a> {
                         stack.push(Frame::Array {
                             items: Vec::new(),
                             open: start,
+                            mode,
                         });
                         continue 'value;
                     }
+                }
+                Some(b'"') if mode == Select::Skip => {
+                    self.skip_string()?;
+                    Value::String(Cow::Borrowed(""))
                 }
                 Some(b'"') => Value::String(self.string()?),
                 Some(b't') => self.literal("true", Value::Bool(true))?,
@@ -259,8 +325,10 @@ impl<'a> Parser<'a> {
                     return Ok(value);
                 };
                 match &mut frame {
-                    Frame::Array { items, open } => {
-                        items.push(value);
+                    Frame::Array { items, open, mode } => {
+                        if *mode == Select::All {
+                            items.push(value);
+                        }
                         let open = *open;
                         if self.after_item(b']', "array", open)? {
                             stack.push(frame);
@@ -273,32 +341,68 @@ impl<'a> Parser<'a> {
                         key,
                         key_offset,
                         open,
+                        mode,
+                        keys_start,
                     } => {
-                        members.push(Member {
-                            key: std::mem::take(key),
-                            offset: *key_offset,
-                            value,
-                        });
-                        let open = *open;
+                        if *mode != Select::Skip {
+                            members.push(Member {
+                                key: std::mem::take(key),
+                                offset: *key_offset,
+                                value,
+                            });
+                        }
+                        let (open, keys_start, skip) = (*open, *keys_start, *mode == Select::Skip);
                         if self.after_item(b'}', "object", open)? {
-                            let (k, off) = self.key().map_err(|e| {
-                                if self.peek().is_none() {
-                                    self.unclosed("object", open, e)
-                                } else {
-                                    e
-                                }
-                            })?;
-                            *key = k;
-                            *key_offset = off;
+                            self.next_key(&mut frame)?;
                             stack.push(frame);
                             continue 'value;
                         }
-                        self.check_duplicates(members)?;
-                        value = Value::Object(std::mem::take(members));
+                        if skip {
+                            let keys = self.skipped_keys.get(keys_start..).unwrap_or_default();
+                            self.check_duplicates(keys.len(), |i| {
+                                keys.get(i).map(|(k, o)| (k.as_ref(), *o))
+                            })?;
+                            self.skipped_keys.truncate(keys_start);
+                            value = Value::Object(Vec::new());
+                        } else {
+                            let members = std::mem::take(members);
+                            self.check_duplicates(members.len(), |i| {
+                                members.get(i).map(|m| (m.key.as_ref(), m.offset))
+                            })?;
+                            value = Value::Object(members);
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// Parse the next key of an object frame into it (or into the skipped-key list).
+    fn next_key(&mut self, frame: &mut Frame<'a>) -> Result<(), SyntaxError> {
+        let Frame::Object {
+            key,
+            key_offset,
+            open,
+            mode,
+            ..
+        } = frame
+        else {
+            return Ok(());
+        };
+        let (k, off) = self.key().map_err(|e| {
+            if self.peek().is_none() {
+                self.unclosed("object", *open, e)
+            } else {
+                e
+            }
+        })?;
+        if *mode == Select::Skip {
+            self.skipped_keys.push((k, off));
+        } else {
+            *key = k;
+            *key_offset = off;
+        }
+        Ok(())
     }
 
     fn peek(&self) -> Option<u8> {
@@ -597,6 +701,31 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Validate a string literal at `self.pos` without building it.
+    fn skip_string(&mut self) -> Result<(), SyntaxError> {
+        let open = self.pos;
+        let b = self.bytes;
+        let mut i = open + 1;
+        loop {
+            match b.get(i) {
+                None => return Err(self.unterminated(open)),
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let mut scratch = std::mem::take(&mut self.scratch);
+                    scratch.clear();
+                    let next = self.escape(i, &mut scratch);
+                    self.scratch = scratch;
+                    i = next?;
+                }
+                Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
+                Some(_) => i += 1,
+            }
+        }
+    }
+
     fn unterminated(&self, open: usize) -> SyntaxError {
         self.error(open, "unterminated string".into())
     }
@@ -678,13 +807,16 @@ impl<'a> Parser<'a> {
         Some(v)
     }
 
-    fn check_duplicates(&self, members: &[Member<'a>]) -> Result<(), SyntaxError> {
-        let n = members.len();
+    /// Refuse the earliest second occurrence of a key among `n` keys.
+    fn check_duplicates<'k>(
+        &self,
+        n: usize,
+        get: impl Fn(usize) -> Option<(&'k str, usize)>,
+    ) -> Result<(), SyntaxError> {
         if n < 2 {
             return Ok(());
         }
-        let key = |i: usize| members.get(i).map(|m| m.key.as_ref()).unwrap_or("");
-        // The duplicate reported is the earliest second occurrence in file order.
+        let key = |i: usize| get(i).map_or("", |(k, _)| k);
         let mut second: Option<usize> = None;
         if n <= 12 {
             'outer: for j in 1..n {
@@ -708,12 +840,11 @@ impl<'a> Parser<'a> {
         }
         let Some(j) = second else { return Ok(()) };
         let name = key(j);
-        let first = members
-            .iter()
-            .position(|m| m.key == name)
-            .and_then(|i| members.get(i))
-            .map_or(0, |m| m.offset);
-        let offset = members.get(j).map_or(0, |m| m.offset);
+        let first = (0..n)
+            .find(|&i| key(i) == name)
+            .and_then(&get)
+            .map_or(0, |(_, o)| o);
+        let offset = get(j).map_or(0, |(_, o)| o);
         Err(self.error(
             offset,
             format!(
@@ -769,10 +900,12 @@ mod tests {
     const STRICT: Options = Options {
         jsonc: false,
         max_depth: 128,
+        select: Select::All,
     };
     const JSONC: Options = Options {
         jsonc: true,
         max_depth: 128,
+        select: Select::All,
     };
 
     fn ok(text: &str, opts: Options) -> Value<'_> {
@@ -985,6 +1118,7 @@ mod tests {
         let lock = Options {
             jsonc: false,
             max_depth: 512,
+            select: Select::All,
         };
         let _ = ok(&nest(513), lock);
         let _ = err(&nest(514), lock);

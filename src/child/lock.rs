@@ -17,7 +17,7 @@
 //! * No digest is recomputed here: the parent recomputes `overall_digest` from the
 //!   summary with [`crate::digest`].
 
-use super::json::{self, excerpt, Options, Value};
+use super::json::{self, excerpt, Options, Select, Value};
 use super::position::line_col;
 use crate::protocol::bounds::{
     MAX_DIGESTS_PER_LOCK, MAX_ENTRIES_PER_SERVER, MAX_LOCK_DEPTH, MAX_STRING_BYTES,
@@ -41,6 +41,7 @@ pub(crate) fn read_lock(text: &str) -> Result<LockSummary, LoadError> {
     let opts = Options {
         jsonc: false,
         max_depth: MAX_LOCK_DEPTH,
+        select: Select::All,
     };
     let doc = json::parse(text, 0, opts).map_err(|e| {
         let (line, col) = line_col(text, e.offset);

@@ -86,6 +86,9 @@ fn json_config(text: &str, format: FileFormat) -> Result<ParsedConfig, LoadError
     let opts = json::Options {
         jsonc,
         max_depth: crate::protocol::bounds::MAX_CONFIG_DEPTH,
+        select: json::Select::Config {
+            claude: format == FileFormat::ClaudeJson,
+        },
     };
     let start = if bom { '\u{FEFF}'.len_utf8() } else { 0 };
     let doc = json::parse(text, start, opts).map_err(|e| {

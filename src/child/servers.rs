@@ -36,6 +36,7 @@ pub(crate) trait Node {
     fn kind(&self) -> &'static str;
     fn is_null(&self) -> bool;
     fn as_str(&self) -> Option<&str>;
+    fn is_map(&self) -> bool;
     fn items(&self) -> Option<Vec<&Self>>;
     fn entries(&self) -> Option<Vec<(&str, &Self)>>;
     fn field(&self, key: &str) -> Option<&Self>;
@@ -50,6 +51,9 @@ impl Node for Value<'_> {
     }
     fn as_str(&self) -> Option<&str> {
         Value::as_str(self)
+    }
+    fn is_map(&self) -> bool {
+        matches!(self, Value::Object(_))
     }
     fn items(&self) -> Option<Vec<&Self>> {
         match self {
@@ -151,7 +155,7 @@ fn map_field<N: Node>(entry: &N, key: &str, d: Dialect) -> Result<Vec<(String, S
 
 /// The typed body of one server entry, or why its shape is wrong.
 pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, String> {
-    if entry.entries().is_none() {
+    if !entry.is_map() {
         return Err(format!(
             "server entry must be {} (it is {})",
             d.map_kind(),

@@ -491,6 +491,59 @@ fn huge_numbers_never_matter_unless_they_sit_where_a_string_belongs() {
     );
 }
 
+#[test]
+fn skipped_parts_are_validated_like_kept_ones() {
+    // Parts no loader reads (session history, unknown keys) are not built, but they
+    // are held to the same grammar: a file is either valid everywhere or refused.
+    for f in [JSON, JSONC, CLAUDE] {
+        let cases = [
+            (
+                r#"{"history": [{"a": 1, "a": 2}], "mcpServers": {}}"#,
+                "duplicate key \"a\"",
+            ),
+            (r#"{"x": "\ud800", "mcpServers": {}}"#, "unpaired surrogate"),
+            (
+                "{\"x\": \"a\u{1}b\", \"mcpServers\": {}}",
+                "raw control character U+0001",
+            ),
+            (
+                r#"{"x": "\q", "mcpServers": {}}"#,
+                "invalid escape sequence",
+            ),
+            (r#"{"x": [1,], "mcpServers": {}}"#, "trailing commas"),
+            (r#"{"x": {"y": }, "mcpServers": {}}"#, "expected a value"),
+            (
+                r#"{"projects": {"/p": {"history": ["a", "b" "c"]}}}"#,
+                "expected ','",
+            ),
+            (
+                r#"{"projects": {"/p": {"k": 1, "k": 2, "mcpServers": {}}}}"#,
+                "duplicate key \"k\"",
+            ),
+        ];
+        for (text, want) in cases {
+            if f == JSONC && want == "trailing commas" {
+                continue;
+            }
+            let e = err(f, text);
+            assert_eq!(e.kind, LoadErrorKind::Syntax, "{f:?} {text}");
+            assert!(e.message.contains(want), "{f:?} {text}: {}", e.message);
+        }
+        let deep = format!(
+            "{{\"x\": {}{}, \"mcpServers\": {{}}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(err(f, &deep).message.contains("nesting deeper than 128"));
+    }
+    // Keys with escapes in skipped objects are compared decoded.
+    let e = err(
+        CLAUDE,
+        r#"{"projects": {"/p": {"h": {"\u0061": 1, "a": 2}}}}"#,
+    );
+    assert!(e.message.contains("duplicate key \"a\""), "{}", e.message);
+}
+
 // --- field typing ------------------------------------------------------------------
 
 #[test]
@@ -1275,4 +1328,162 @@ fn no_input_panics() {
             }
         }
     }
+}
+
+// --- ad-hoc throughput (run: cargo test --release --lib child::tests::bench -- --ignored --nocapture)
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        best = best.min(t.elapsed());
+    }
+    best
+}
+
+fn claude_json_8mib() -> String {
+    let mut s = String::from("{\"numStartups\": 12, \"mcpServers\": {");
+    for i in 0..5_000 {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"srv-{i}\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@scope/pkg-{i}@1.2.3\"], \"env\": {{\"TOKEN\": \"${{TOKEN_{i}}}\"}}}}"
+        ));
+    }
+    s.push_str("}, \"projects\": {");
+    let mut p = 0;
+    while s.len() < 8 * 1024 * 1024 - 4096 {
+        if p > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"/home/u/src/project-{p}\": {{\"allowedTools\": [], \"history\": ["
+        ));
+        for h in 0..3 {
+            if h > 0 {
+                s.push(',');
+            }
+            s.push_str(&format!("{{\"display\": \"fix the flaky test in module {h} — see \\\"ci.log\\\" and retry\\n\", \"pastedContents\": {{}}}}"));
+        }
+        s.push_str("], \"mcpServers\": {");
+        if p < 15_000 {
+            s.push_str(&format!("\"local-{p}\": {{\"type\": \"http\", \"url\": \"https://h{p}.example.com/mcp\", \"headers\": {{\"Authorization\": \"Bearer ${{T}}\"}}}}"));
+        }
+        s.push_str("}, \"hasTrustDialogAccepted\": true, \"lastCost\": 0.0123}");
+        p += 1;
+    }
+    s.push_str("}}");
+    s
+}
+
+#[test]
+#[ignore]
+fn bench() {
+    let claude = claude_json_8mib();
+    let cfg = ok(CLAUDE, &claude);
+    let n: usize = cfg.sections.iter().map(|s| s.servers.len()).sum();
+    let serde = best_of(30, || {
+        serde_json::from_slice::<serde_json::Value>(claude.as_bytes()).unwrap()
+    });
+    let mine = best_of(30, || parse_file(CLAUDE, claude.as_bytes()));
+    println!(
+        "claude.json {:.1} MiB, {} sections, {n} servers: parse_file {:?}, serde_json Value {:?}",
+        claude.len() as f64 / 1048576.0,
+        cfg.sections.len(),
+        mine,
+        serde
+    );
+    // Same bytes as JSONC, and a commented variant.
+    let jsonc_same = best_of(10, || parse_file(JSONC, claude.as_bytes()));
+    println!("same bytes as Jsonc: {jsonc_same:?}");
+    let commented = claude.replace(
+        ", \"hasTrustDialogAccepted\"",
+        ", /* trust */ // note\n\"hasTrustDialogAccepted\"",
+    );
+    let jsonc = best_of(10, || parse_file(JSONC, commented.as_bytes()));
+    println!(
+        "commented JSONC {:.1} MiB: {jsonc:?}",
+        commented.len() as f64 / 1048576.0
+    );
+    let all = best_of(10, || {
+        super::json::parse(
+            &claude,
+            0,
+            super::json::Options {
+                jsonc: false,
+                max_depth: 128,
+                select: super::json::Select::All,
+            },
+        )
+        .unwrap()
+    });
+    println!("full tree (Select::All) on the same bytes: {all:?}");
+    // A multi-MiB file that is all server map: everything is built.
+    let mut big = String::from("{\"mcpServers\": {");
+    for i in 0..40_000 {
+        if i > 0 {
+            big.push(',');
+        }
+        big.push_str(&format!("\"s{i}\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@scope/pkg-{i}@1.2.3\", \"--flag=\\u00e9\"], \"env\": {{\"TOKEN\": \"${{T}}\", \"N\": \"{i}\"}}, \"timeout\": 30.5}}"));
+    }
+    big.push_str("}}");
+    let serde_big = best_of(20, || {
+        serde_json::from_slice::<serde_json::Value>(big.as_bytes()).unwrap()
+    });
+    let json_big = best_of(20, || parse_file(JSON, big.as_bytes()));
+    let jsonc_big = best_of(20, || parse_file(JSONC, big.as_bytes()));
+    let mb = big.len() as f64 / 1048576.0;
+    println!(
+        "server map {mb:.1} MiB, 40000 servers: Json {json_big:?} ({:.0} MiB/s), Jsonc {jsonc_big:?} ({:.0} MiB/s), serde_json Value {serde_big:?} ({:.0} MiB/s)",
+        mb / json_big.as_secs_f64(),
+        mb / jsonc_big.as_secs_f64(),
+        mb / serde_big.as_secs_f64()
+    );
+    let tree = best_of(10, || {
+        super::json::parse(
+            &claude,
+            0,
+            super::json::Options {
+                jsonc: false,
+                max_depth: 128,
+                select: super::json::Select::Config { claude: true },
+            },
+        )
+        .unwrap()
+    });
+    println!("tree only (json::parse): {tree:?}");
+    let mib = claude.len() as f64 / 1048576.0;
+    println!(
+        "throughput: parse_file {:.0} MiB/s, serde_json {:.0} MiB/s",
+        mib / mine.as_secs_f64(),
+        mib / serde.as_secs_f64()
+    );
+}
+
+#[test]
+#[ignore]
+fn bench_phases() {
+    let claude = claude_json_8mib();
+    let doc = super::json::parse(
+        &claude,
+        0,
+        super::json::Options {
+            jsonc: false,
+            max_depth: 128,
+            select: super::json::Select::Config { claude: true },
+        },
+    )
+    .unwrap();
+    let cfg = super::servers::json_config(&claude, &doc, true).unwrap();
+    let offsets: Vec<usize> = (0..19391).map(|i| i * 400).collect();
+    let lc = best_of(20, || super::position::line_cols(&claude, &offsets));
+    let ex = best_of(20, || {
+        super::servers::json_config(&claude, &doc, true).unwrap()
+    });
+    let drop_cfg = best_of(20, || drop(cfg.clone()));
+    println!(
+        "line_cols {lc:?}, json_config (incl. line_cols) {ex:?}, clone+drop records {drop_cfg:?}"
+    );
 }

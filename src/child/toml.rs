@@ -39,6 +39,9 @@ impl Node for DeValue<'_> {
             _ => None,
         }
     }
+    fn is_map(&self) -> bool {
+        matches!(self, DeValue::Table(_))
+    }
     fn items(&self) -> Option<Vec<&Self>> {
         match self {
             DeValue::Array(items) => Some(items.iter().map(|i| i.get_ref()).collect()),
