@@ -376,9 +376,13 @@ pub(crate) fn snippet_words<S: AsRef<str>>(words: &[S]) -> Vec<String> {
     let mut out = Vec::with_capacity(words.len());
     for w in words {
         let w = w.as_ref();
+        let class = classify_arg(prev, w);
         let shown = if is_url(w) {
             redact_in_place(&snippet_url(w))
-        } else if classify_arg(prev, w).mask {
+        } else if class.mask && !(has_vendor_secret(w) && class.credentials.is_empty()) {
+            // Masked for its shape (after an auth flag, `KEY=value`, JSON): the whole
+            // word is the secret. A vendor hit alone is redacted in place below, so
+            // `pkg-ghp_…(len=40)` still names the package.
             redact_secret(w)
         } else {
             redact_in_place(w)

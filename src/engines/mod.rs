@@ -18,5 +18,7 @@ mod refs;
 pub mod secrets;
 mod shell;
 pub mod supply;
+#[cfg(test)]
+mod tests;
 mod text;
 mod url;

@@ -541,7 +541,15 @@ fn launch_tokens(argv: &[String]) -> Vec<Tok> {
     let mut out = Vec::new();
     for (i, a) in argv.iter().enumerate() {
         if is_script_arg(argv, i) {
+            // A script is its own command line. Only a script that *starts* with a
+            // substitution (`bash -c '$(curl …)'`) runs that substitution's output
+            // as a command, so only then does the outer shell stay the consumer.
+            let t = a.trim_start();
+            if !(t.starts_with("$(") || t.starts_with('`')) {
+                out.push(Tok::Op(";"));
+            }
             out.extend(split_words(a));
+            out.push(Tok::Op(";"));
         } else {
             match a.as_str() {
                 "|" => out.push(Tok::Op("|")),
