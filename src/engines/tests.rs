@@ -1131,3 +1131,74 @@ fn large_inputs_stay_fast() {
     let _ = super::mask::mask_args(&s.args);
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
+
+/// Our side of `scripts/differential/run.sh` while the CLI has no `auth audit`
+/// command: prints the auth audit of every `*.json` corpus file in `$DIFF_CORPUS` as
+/// JSONL (`kind, rule_id, severity, level, target, message, snippet`), one
+/// `# file <name>` line before each file.
+#[test]
+#[ignore = "run by scripts/differential/run.sh"]
+fn differential_dump() {
+    let Ok(dir) = std::env::var("DIFF_CORPUS") else {
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    files.sort();
+    let text = |v: Option<&serde_json::Value>| v.and_then(|x| x.as_str()).map(str::to_string);
+    let map = |v: Option<&serde_json::Value>| -> Vec<(String, String)> {
+        v.and_then(|x| x.as_object())
+            .map(|o| {
+                o.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for path in files {
+        println!(
+            "# file {}",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("")
+        );
+        let raw = std::fs::read_to_string(&path).unwrap_or_default();
+        let doc: serde_json::Value = serde_json::from_str(&raw).unwrap_or_default();
+        let Some(servers) = doc.get("mcpServers").and_then(|s| s.as_object()) else {
+            continue;
+        };
+        let mut rows = Vec::new();
+        for (name, s) in servers {
+            let spec = ServerSpec {
+                command: text(s.get("command")),
+                args: s
+                    .get("args")
+                    .and_then(|a| a.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                url: text(s.get("url")),
+                transport: text(s.get("type")).or_else(|| text(s.get("transport"))),
+                env: map(s.get("env")),
+                headers: map(s.get("headers")),
+            };
+            for f in audit_server(name, &spec) {
+                rows.push((format!("mcpServers/{name}"), f));
+            }
+        }
+        rows.sort_by(|a, b| {
+            (&a.0, a.1.rule.as_str(), &a.1.snippet).cmp(&(&b.0, b.1.rule.as_str(), &b.1.snippet))
+        });
+        for (target, f) in rows {
+            let sev = f.rule.severity();
+            let line = serde_json::json!({
+                "kind": "finding", "rule_id": f.rule.as_str(), "severity": sev.as_str(),
+                "level": sev.level(), "target": target, "message": f.message, "snippet": f.snippet,
+            });
+            println!("{line}");
+        }
+    }
+}
