@@ -253,7 +253,7 @@ mod tests {
                 r.code,
                 r.code.to_lowercase(),
                 r.severity,
-                r.short
+                r.short.replace('|', "\\|")
             ));
         }
         for r in RULES {
