@@ -49,7 +49,7 @@ if [ -n "$ours" ] && "$ours" auth audit --help >/dev/null 2>&1; then
 else
     echo "note: no \`auth audit\` CLI given (WARDEN_OURS); driving the engines through the unit test" >&2
     dump=$out/ours-dump.txt
-    (cd "$root" && DIFF_CORPUS="$corpus" cargo test --quiet --lib engines::tests::differential_dump \
+    (cd "$root" && CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target} DIFF_CORPUS="$corpus" cargo test --quiet --lib engines::tests::differential_dump \
         -- --ignored --nocapture --test-threads=1) >"$dump" 2>/dev/null
     python3 - "$dump" "$out/ours" <<'PY'
 import sys, pathlib
