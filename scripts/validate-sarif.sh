@@ -35,8 +35,18 @@ JSON
 (cd "$work/repo" && "$bin" doctor --home "$work/home" --platform linux --sarif "$work/findings.sarif" >/dev/null) || true
 (cd "$work/empty" && "$bin" doctor --home "$work/nohome" --platform linux --sarif "$work/empty.sarif" >/dev/null)
 
+# The findings file must really hold results, and a broken log must really be
+# flagged: otherwise a validator that silently did nothing would pass.
+python3 - "$work/findings.sarif" "$work/broken.sarif" <<'PY'
+import json, sys
+log = json.load(open(sys.argv[1]))
+assert log["runs"][0]["results"], "findings.sarif has no results"
+del log["runs"][0]["tool"]["driver"]["name"]
+json.dump(log, open(sys.argv[2], "w"))
+PY
+
 status=0
-for file in findings.sarif empty.sarif; do
+for file in findings.sarif empty.sarif broken.sarif; do
   for kind in default Gh; do
     args=(validate "$work/$file" -o "$work/log.sarif" --log ForceOverwrite)
     [ "$kind" = Gh ] && args+=(--rule-kind Gh)
@@ -52,7 +62,11 @@ print(len(bad))
 PY
 )
     echo "sarif-multitool validate $file (rules: $kind): $count error(s)/warning(s)"
-    [ "$count" = 0 ] || { cat "$work/out.txt"; status=1; }
+    if [ "$file" = broken.sarif ]; then
+      [ "$count" != 0 ] || { echo "the validator accepted a log without a driver name"; status=1; }
+    else
+      [ "$count" = 0 ] || { cat "$work/out.txt"; status=1; }
+    fi
   done
 done
 exit $status
