@@ -48,8 +48,17 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
+    // One listing of cwd instead of a stat per server: lock names live there.
+    let existing: std::collections::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name())
+                .collect()
+        })
+        .unwrap_or_default();
     render::next_steps::assign_lock_names(&mut report, &|name: &str| {
-        std::fs::symlink_metadata(cwd.join(name)).is_ok()
+        existing.contains(std::ffi::OsStr::new(name))
     });
 
     if let Some(path) = &args.sarif {
