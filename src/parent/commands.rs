@@ -18,6 +18,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     // No Yama on many kernels: without this a same-uid process (a compromised child
     // included) could ptrace the parent. Best effort; the sandbox repeats it.
     let _ = nix::sys::prctl::set_dumpable(false);
+    raise_open_file_limit();
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(e) => {
@@ -196,6 +197,20 @@ pub fn sandbox_selftest() -> u8 {
         0
     } else {
         1
+    }
+}
+
+/// Every file is opened before the child starts (up to 1,000 locks plus the configs),
+/// and the child inherits the descriptors at fixed numbers: the common soft limit of
+/// 1,024 is too low, so raise it toward the hard limit.
+fn raise_open_file_limit() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    const WANTED: u64 = 4096;
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let target = WANTED.min(hard);
+        if soft < target {
+            let _ = setrlimit(Resource::RLIMIT_NOFILE, target, hard);
+        }
     }
 }
 
