@@ -8,5 +8,6 @@ mod discovery;
 mod hostile;
 mod locks;
 mod output;
+mod roundtrip;
 mod rules;
 mod sandbox;
