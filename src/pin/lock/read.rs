@@ -95,7 +95,9 @@ mod tests {
 
     #[test]
     fn refuses_future_versions_and_bad_json() {
-        assert!(parse_lock(b"{").expect_err("bad json").contains("not valid JSON"));
+        assert!(parse_lock(b"{")
+            .expect_err("bad json")
+            .contains("not valid JSON"));
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(parse_lock(deep.as_bytes()).is_err());
     }
