@@ -255,10 +255,11 @@ pub fn capture(
     let result = run_capture(&mut t, deadline, limits);
     if let Some(id) = t.session_id.clone() {
         // Best effort: tell the server the session is over.
-        let _ = t
-            .agent
-            .delete(url)
-            .header("Mcp-Session-Id", id.as_str())
+        let mut req = t.agent.delete(url).header("Mcp-Session-Id", id.as_str());
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let _ = req
             .config()
             .timeout_global(Some(Duration::from_secs(2)))
             .build()
