@@ -208,6 +208,38 @@ fn http_errors_are_clean() {
     );
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("not set"), "{}", r.stderr);
+    // A server that opens an SSE stream and then says nothing: the deadline holds.
+    let stall = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let stall_port = stall.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = stall.accept() {
+            let _ = read_req(&mut s);
+            let _ = s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: hello\n\n",
+            );
+            std::thread::sleep(Duration::from_secs(10));
+        }
+    });
+    let started = Instant::now();
+    let r = run(
+        &[
+            "pin",
+            "--url",
+            &format!("http://127.0.0.1:{stall_port}/mcp"),
+            "--timeout",
+            "2",
+        ],
+        tmp.path(),
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("did not complete the handshake within 2s"),
+        "{}",
+        r.stderr
+    );
+    assert!(started.elapsed() < Duration::from_secs(8));
     // Nothing listening.
     let dead = TcpListener::bind("127.0.0.1:0").expect("bind");
     let dead_port = dead.local_addr().expect("addr").port();

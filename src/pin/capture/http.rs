@@ -91,7 +91,10 @@ impl HttpTransport<'_> {
                 .take(self.max_bytes as u64 + 1)
                 .read_until(b'\n', &mut line)
                 .map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::TimedOut {
+                    // ureq reports its deadline as an I/O error from the body reader.
+                    let near_deadline = deadline.saturating_duration_since(Instant::now())
+                        < Duration::from_millis(250);
+                    if e.kind() == std::io::ErrorKind::TimedOut || near_deadline {
                         self.timeout_error()
                     } else {
                         self.failure(e)

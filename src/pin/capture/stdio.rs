@@ -176,6 +176,13 @@ impl StdioTransport {
             return done;
         }
         drop(self.stdin.take());
+        if self.pgid.as_raw() <= 1 {
+            // Never signal our own group (0) or init (1); cannot happen for a
+            // spawned child, but a wrong id here would be catastrophic.
+            let status = self.child.wait().ok();
+            self.finished = Some(status);
+            return status;
+        }
         if !self.wait_exit(GRACE) {
             let _ = killpg(self.pgid, Signal::SIGTERM);
             if !self.wait_exit(GRACE) {
