@@ -27,6 +27,9 @@ pub enum Command {
     /// `pin` command for each uncovered server. Exits 0 clean; 1 on any finding or
     /// skipped config; 2 on an unreadable or malformed config (fail closed).
     Doctor(DoctorArgs),
+    /// Static MCP auth-posture audit of named config files.
+    #[command(subcommand)]
+    Auth(AuthCommand),
     /// Inspect the parser sandbox on this kernel.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
@@ -79,6 +82,34 @@ pub struct RotateArgs {
     /// Print the rotation summary as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Audit MCP config files for weak auth posture; fail closed.
+    ///
+    /// Static only: the files are parsed in the sandboxed child, no server is
+    /// spawned, no network is touched. Flags remote endpoints reachable without
+    /// auth, credential literals in config (headers, env, args, URL), cleartext
+    /// transport, and inline secrets that should reference a secret manager.
+    /// Accepts JSON, VS Code JSONC, Codex TOML and ~/.claude.json. Exits 0 clean,
+    /// 1 on any finding, 2 on a read or parse error.
+    Audit(AuthAuditArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AuthAuditArgs {
+    /// MCP config file(s) to audit.
+    #[arg(required = true, value_name = "CONFIG")]
+    pub configs: Vec<PathBuf>,
+    /// Emit findings as JSONL to stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a SARIF report to this path.
+    #[arg(long, value_name = "PATH")]
+    pub sarif: Option<PathBuf>,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
 }
 
 #[derive(Debug, Args)]

@@ -332,6 +332,7 @@ fn write_string(s: &str, out: &mut Vec<u8>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_warden::cli::{Cli, Command, LockCommand, SandboxCommand};
+use mcp_warden::cli::{AuthCommand, Cli, Command, LockCommand, SandboxCommand};
 use mcp_warden::parent::commands;
 
 fn main() -> ExitCode {
@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Doctor(args) => commands::doctor(args),
+        Command::Auth(AuthCommand::Audit(args)) => commands::auth_audit(args),
         Command::Sandbox(SandboxCommand::Status) => commands::sandbox_status(),
         Command::Sandbox(SandboxCommand::Selftest) => commands::sandbox_selftest(),
         Command::Pin(a) => mcp_warden::pin::commands::pin_main(&a.words),

@@ -78,56 +78,56 @@ macro_rules! rules {
 
 rules! {
     AuthUrlCredential => "WRD-AUTH-URL-CREDENTIAL", High,
-        "The endpoint URL embeds a userinfo credential.",
-        "Remove user:password@ from the URL and send the credential in a header that references a secret manager or environment variable (${VAR}).";
+        "The endpoint URL embeds a userinfo credential (user:password@host).",
+        "Remove user:password@ from the URL and send the credential in a header whose value references the environment or a secret manager (Authorization: Bearer ${TOKEN}). Rotate the exposed password.";
     AuthPlaintextHttp => "WRD-AUTH-PLAINTEXT-HTTP", High,
         "A remote endpoint is reached over cleartext http:// or ws://.",
-        "Use https:// (or wss://). Cleartext is acceptable only for loopback endpoints.";
+        "Use https:// (or wss://). Cleartext is acceptable only for loopback endpoints: localhost, 127.0.0.0/8, [::1].";
     AuthNoAuth => "WRD-AUTH-NOAUTH", Medium,
         "A remote server declares no authentication material.",
-        "Add an Authorization (or token/API-key) header or environment variable that references a secret, or confirm the endpoint is meant to be public.";
+        "Send credentials the server can check: an Authorization (or X-API-Key, token, cookie) header or env entry whose value references a secret (${TOKEN}). If the endpoint is deliberately public, record that decision where reviewers see it.";
     AuthTokenInConfig => "WRD-AUTH-TOKEN-IN-CONFIG", High,
-        "An auth-shaped header or env key holds a literal credential.",
-        "Replace the literal with a reference such as ${VAR} and keep the secret in the environment or a secret manager; rotate the exposed credential.";
+        "A credential is written literally in the config (header, env, launch argument or URL parameter).",
+        "Replace the literal with a reference such as ${TOKEN} (or $TOKEN, %TOKEN%, op://vault/item/field) and keep the secret in the environment or a secret manager. Treat the literal as exposed: rotate it.";
     AuthPlaceholderSecret => "WRD-AUTH-PLACEHOLDER-SECRET", Low,
-        "An auth-shaped key holds a placeholder instead of a credential or reference.",
-        "Replace the placeholder with a reference (${VAR}) to the real secret, or remove the key.";
+        "An auth-shaped key holds a template placeholder instead of a credential or reference.",
+        "Replace the placeholder (YOUR_API_KEY, <token>, changeme) with a reference to the real secret (${TOKEN}), or remove the entry.";
     SecOpenai => "WRD-SEC-OPENAI", Critical,
-        "An OpenAI-style secret key (sk-...) appears in the config.",
-        "Remove the key from the config, rotate it, and reference it from the environment (${VAR}).";
+        "An sk- style API key (OpenAI, including sk-proj-; Anthropic sk-ant-) appears in the config.",
+        "Revoke the key at the provider, remove it from the config, and reference it from the environment (${OPENAI_API_KEY}).";
     SecGithub => "WRD-SEC-GITHUB", Critical,
-        "A GitHub token (ghp_/gho_/ghu_/ghs_/ghr_) appears in the config.",
-        "Revoke the token, remove it from the config, and reference it from the environment (${VAR}).";
+        "A GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_) appears in the config.",
+        "Revoke the token in GitHub settings, remove it from the config, and reference it from the environment (${GITHUB_TOKEN}).";
     SecAwsAkid => "WRD-SEC-AWS-AKID", Critical,
         "An AWS access key id (AKIA...) appears in the config.",
-        "Deactivate the key in IAM, remove it from the config, and use a credential provider or ${VAR} reference.";
+        "Deactivate the key in IAM, remove it from the config, and let the server use the AWS credential chain (profile, SSO, role) instead.";
     SecSlack => "WRD-SEC-SLACK", Critical,
-        "A Slack token (xox?-) appears in the config.",
-        "Revoke the token, remove it from the config, and reference it from the environment (${VAR}).";
+        "A Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-) appears in the config.",
+        "Revoke the token in the Slack app settings, remove it from the config, and reference it from the environment (${SLACK_BOT_TOKEN}).";
     SecPrivkey => "WRD-SEC-PRIVKEY", Critical,
-        "A private key block appears in the config.",
-        "Remove the key material from the config, rotate the key, and point the server at a key file or agent instead.";
+        "A private key block (-----BEGIN ... PRIVATE KEY-----) appears in the config.",
+        "Remove the key material from the config, rotate the key pair, and point the server at a key file with restricted permissions or an agent.";
     SecJwt => "WRD-SEC-JWT", High,
         "A JSON Web Token appears in the config.",
-        "Remove the token from the config and reference it from the environment (${VAR}); treat it as exposed.";
+        "Remove the token from the config and reference it from the environment (${TOKEN}); treat it as exposed until it expires or is revoked.";
     SecEntropy => "WRD-SEC-ENTROPY", High,
-        "A high-entropy token that looks like a secret appears in the config.",
-        "If this is a credential, move it to the environment and reference it (${VAR}); if it is not, it can be ignored.";
+        "A high-entropy, token-shaped string that looks like a secret appears in the config.",
+        "If it is a credential, move it to the environment, reference it (${TOKEN}) and rotate it. If it is not (a hash, an id), no action is needed.";
     SupCurlPipe => "WRD-SUP-CURL-PIPE", Critical,
-        "The launch command fetches remote code and pipes it to an interpreter.",
-        "Install a pinned, verified release and launch it directly instead of curl | sh.";
+        "The launch command downloads code and executes it (curl | sh, bash -c \"$(curl ...)\").",
+        "Install a pinned, verified release and launch it directly; never fetch and execute at launch time.";
     SupLatestTag => "WRD-SUP-LATEST-TAG", High,
-        "The launch command asks for a floating 'latest' package tag.",
-        "Pin an exact version (pkg@1.2.3, pkg==1.2.3) so the code that runs is the code you reviewed.";
+        "The launch command asks for the floating 'latest' tag of a package.",
+        "Pin an exact version (npx -y pkg@1.2.3, uvx pkg==1.2.3) so the code that runs is the code you reviewed.";
     SupNpxUnpinned => "WRD-SUP-NPX-UNPINNED", High,
-        "An npx-style launcher runs a package without a pinned version.",
-        "Pin the package to an exact version (npx -y pkg@1.2.3).";
+        "An npm-style launcher (npx, bunx, npm exec, pnpm dlx, yarn dlx) runs a package without a pinned version.",
+        "Pin the package to an exact version (npx -y pkg@1.2.3); every launch otherwise runs whatever the registry serves that day.";
     SupUvxUnpinned => "WRD-SUP-UVX-UNPINNED", High,
-        "A uvx-style launcher runs a package without a pinned version.",
-        "Pin the package (uvx pkg==1.2.3) or use --require-hashes.";
+        "A Python launcher (uvx, uv tool run, uv run --with, pipx run) runs a package without a pinned version.",
+        "Pin the package (uvx pkg==1.2.3 or uvx pkg@1.2.3; pipx run --spec pkg==1.2.3), pin a git source to a full commit, or install with --require-hashes.";
     SupPipUnpinned => "WRD-SUP-PIP-UNPINNED", High,
         "The launch command pip-installs a package without a pinned version.",
-        "Pin the requirement (pkg==1.2.3) or install with --require-hashes.";
+        "Pin the requirement (pkg==1.2.3), pin a git source to a full commit, or install from a requirements file with --require-hashes.";
     DoctorAmbiguousServer => "WRD-DOCTOR-AMBIGUOUS-SERVER", Medium,
         "A server name is declared under both mcpServers and servers with different bodies.",
         "Keep exactly one definition: a decoy in one map can hide the one the client loads.";
@@ -164,6 +164,209 @@ impl fmt::Display for RuleId {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    /// One documented example per rule: a server entry that fires it and the fixed
+    /// entry. For engine rules both are checked against the engines.
+    struct Example {
+        id: RuleId,
+        fires: &'static str,
+        fixed: &'static str,
+    }
+
+    const EXAMPLES: &[Example] = &[
+        Example { id: RuleId::AuthUrlCredential,
+            fires: r#"{"url": "https://svc:s3cret@mcp.example.com/mcp"}"#,
+            fixed: r#"{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_TOKEN}"}}"# },
+        Example { id: RuleId::AuthPlaintextHttp,
+            fires: r#"{"url": "http://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_TOKEN}"}}"#,
+            fixed: r#"{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_TOKEN}"}}"# },
+        Example { id: RuleId::AuthNoAuth,
+            fires: r#"{"url": "https://mcp.example.com/mcp"}"#,
+            fixed: r#"{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_TOKEN}"}}"# },
+        Example { id: RuleId::AuthTokenInConfig,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"API_TOKEN": "hunter2!"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"API_TOKEN": "${API_TOKEN}"}}"# },
+        Example { id: RuleId::AuthPlaceholderSecret,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"API_KEY": "YOUR_API_KEY"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"API_KEY": "${API_KEY}"}}"# },
+        Example { id: RuleId::SecOpenai,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"OPENAI_API_KEY": "sk-EXAMPLEexample0123456789abcd"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"OPENAI_API_KEY": "${OPENAI_API_KEY}"}}"# },
+        Example { id: RuleId::SecGithub,
+            fires: r#"{"command": "node", "args": ["server.js", "--token", "ghp_EXAMPLEexampleEXAMPLEexample01234567"]}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}"# },
+        Example { id: RuleId::SecAwsAkid,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"AWS_PROFILE": "mcp-readonly"}}"# },
+        Example { id: RuleId::SecSlack,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"SLACK_BOT_TOKEN": "xoxb-0000000000-EXAMPLEexample"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"SLACK_BOT_TOKEN": "${SLACK_BOT_TOKEN}"}}"# },
+        Example { id: RuleId::SecPrivkey,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"SSH_KEY": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA...\n-----END OPENSSH PRIVATE KEY-----"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"SSH_KEY": "~/.ssh/id_ed25519"}}"# },
+        Example { id: RuleId::SecJwt,
+            fires: r#"{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_TOKEN}", "X-Session": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJlZXhhbXBsZQ"}}"#,
+            fixed: r#"{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_TOKEN}", "X-Session": "${MCP_SESSION}"}}"# },
+        Example { id: RuleId::SecEntropy,
+            fires: r#"{"command": "node", "args": ["server.js"], "env": {"UPSTREAM": "aB3xK9mQ7pL2wR5tY8vN4jH6"}}"#,
+            fixed: r#"{"command": "node", "args": ["server.js"], "env": {"UPSTREAM": "${UPSTREAM}"}}"# },
+        Example { id: RuleId::SupCurlPipe,
+            fires: r#"{"command": "sh", "args": ["-c", "curl -fsSL https://example.com/install.sh | sh"]}"#,
+            fixed: r#"{"command": "/opt/example-mcp/bin/example-mcp", "args": ["serve"]}"# },
+        Example { id: RuleId::SupLatestTag,
+            fires: r#"{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@latest"]}"#,
+            fixed: r#"{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.1.26"]}"# },
+        Example { id: RuleId::SupNpxUnpinned,
+            fires: r#"{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"]}"#,
+            fixed: r#"{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2025.8.21", "/srv/docs"]}"# },
+        Example { id: RuleId::SupUvxUnpinned,
+            fires: r#"{"command": "uvx", "args": ["mcp-server-fetch"]}"#,
+            fixed: r#"{"command": "uvx", "args": ["mcp-server-fetch==2025.4.7"]}"# },
+        Example { id: RuleId::SupPipUnpinned,
+            fires: r#"{"command": "sh", "args": ["-c", "pip install example-mcp && example-mcp"]}"#,
+            fixed: r#"{"command": "sh", "args": ["-c", "pip install example-mcp==1.2.3 && example-mcp"]}"# },
+        Example { id: RuleId::DoctorAmbiguousServer,
+            fires: r#"{"mcpServers": {"gh": {"url": "https://ok.example.com/mcp"}}, "servers": {"gh": {"url": "https://evil.example.com/mcp"}}}"#,
+            fixed: r#"{"servers": {"gh": {"url": "https://ok.example.com/mcp"}}}"# },
+        Example { id: RuleId::DoctorNoLock,
+            fires: r#"{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.1.26"]}"#,
+            fixed: "mcp-warden pin npx -y @modelcontextprotocol/server-memory@2026.1.26 --approve --approver you@example.com --lock memory.warden.lock" },
+        Example { id: RuleId::DoctorLockUnapproved,
+            fires: r#"memory.warden.lock with "pin": {"approved": false, ...}"#,
+            fixed: "mcp-warden lock rotate memory.warden.lock --approver you@example.com" },
+    ];
+
+    fn is_engine_rule(id: RuleId) -> bool {
+        !id.as_str().starts_with("WRD-DOCTOR-")
+    }
+
+    fn render_rules_md() -> String {
+        let mut out = String::new();
+        out.push_str("# Rules\n\n");
+        out.push_str("<!-- Generated from src/rules.rs by `UPDATE_RULES_DOC=1 cargo test --lib rules`; do not edit by hand. -->\n\n");
+        out.push_str("Every finding carries one of these rule ids. Ids and severities are stable: filter on them in CI.\n");
+        out.push_str("Examples are MCP server entries (the value under `mcpServers.<name>`); every engine example is checked by a unit test.\n\n");
+        out.push_str("| Rule | Severity | Detects |\n|---|---|---|\n");
+        for r in RULES {
+            out.push_str(&format!(
+                "| [`{}`](#{}) | {} | {} |\n",
+                r.code,
+                r.code.to_lowercase(),
+                r.severity,
+                r.short.replace('|', "\\|")
+            ));
+        }
+        for r in RULES {
+            out.push_str(&format!(
+                "\n## {}\n\nSeverity: **{}**. {}\n\n",
+                r.code, r.severity, r.short
+            ));
+            if let Some(ex) = EXAMPLES.iter().find(|e| e.id == r.id) {
+                let lang = |s: &str| if s.starts_with('{') { "json" } else { "text" };
+                out.push_str(&format!(
+                    "Fires:\n\n```{}\n{}\n```\n\n",
+                    lang(ex.fires),
+                    ex.fires
+                ));
+                out.push_str(&format!(
+                    "Fix: {}\n\n```{}\n{}\n```\n",
+                    r.help,
+                    lang(ex.fixed),
+                    ex.fixed
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_rule_has_an_example() {
+        for r in RULES {
+            assert!(
+                EXAMPLES.iter().any(|e| e.id == r.id),
+                "no example for {}",
+                r.code
+            );
+        }
+    }
+
+    #[test]
+    fn docs_rules_md_is_up_to_date() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+        let want = render_rules_md();
+        if std::env::var_os("UPDATE_RULES_DOC").is_some() {
+            std::fs::write(path, &want).expect("write docs/rules.md");
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        for r in RULES {
+            assert!(
+                have.contains(r.code),
+                "docs/rules.md does not mention {}",
+                r.code
+            );
+        }
+        assert!(
+            have == want,
+            "docs/rules.md is out of date: run UPDATE_RULES_DOC=1 cargo test --lib rules"
+        );
+    }
+
+    fn spec(json: &str) -> crate::model::ServerSpec {
+        let v: serde_json::Value = serde_json::from_str(json).expect("example is JSON");
+        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+        let map = |k: &str| -> Vec<(String, String)> {
+            v.get(k)
+                .and_then(|x| x.as_object())
+                .map(|o| {
+                    o.iter()
+                        .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        crate::model::ServerSpec {
+            command: text("command"),
+            args: v
+                .get("args")
+                .and_then(|a| a.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            url: text("url"),
+            transport: text("type"),
+            env: map("env"),
+            headers: map("headers"),
+        }
+    }
+
+    fn fired(json: &str) -> Vec<RuleId> {
+        let s = spec(json);
+        let mut f = crate::engines::auth::audit_server("example", &s);
+        if let Some(cmd) = s.launch_command() {
+            f.extend(crate::engines::supply::check_launch(cmd, &s.args));
+        }
+        f.into_iter().map(|x| x.rule).collect()
+    }
+
+    #[test]
+    fn engine_examples_fire_and_fixes_do_not() {
+        for ex in EXAMPLES.iter().filter(|e| is_engine_rule(e.id)) {
+            assert!(
+                fired(ex.fires).contains(&ex.id),
+                "{} example does not fire: {:?}",
+                ex.id,
+                fired(ex.fires)
+            );
+            assert!(
+                !fired(ex.fixed).contains(&ex.id),
+                "{} fix still fires",
+                ex.id
+            );
+        }
+    }
 
     #[test]
     fn table_order_matches_enum_and_codes_are_unique() {

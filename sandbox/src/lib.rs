@@ -1,5 +1,82 @@
-//! The confined parser child of mcp-warden: how it is created, confined, spoken to
-//! and supervised. (API skeleton; the implementation fills in each function.)
+//! The confined parser child of mcp-warden: how it is created, confined, spoken to and
+//! supervised.
+//!
+//! # Threat model
+//!
+//! `mcp-warden doctor` reads MCP client configs that an attacker can write (a cloned
+//! repository's `.mcp.json`). Every byte of such a file is parsed only in a child process
+//! that is confined before it reads a single byte, and the parent treats that child as
+//! possibly compromised: its output is size-checked before allocation, decoded with a
+//! limit, checked against the protocol, and its exit status is part of the verdict.
+//!
+//! The promise: **the child can read nothing but the descriptors it was handed and can
+//! run, connect and write nothing** (its only outputs are the report pipe and stderr).
+//!
+//! # Decisions, and why
+//!
+//! * **Re-exec, not fork** (`spawn.rs`): `/proc/self/exe` with a fixed argv
+//!   (`[mcp-warden, CHILD_ARG]`), empty environment, `/dev/null` stdin/stdout, a piped
+//!   stderr, and a fixed descriptor layout (3 request, 4 report, 5.. files). A fresh
+//!   address space and ASLR, a clean runtime, no fork of a multi-threaded process; the
+//!   OpenSSH `sshd-auth` shape. The parent is made non-dumpable first (no Yama here, so a
+//!   same-uid process could otherwise ptrace it). The only `execve` of the default path is
+//!   of our own executable.
+//! * **Descriptors, not paths**: the parent opens each file and hands the descriptors
+//!   over; the child's seccomp filter has no `open*` at all and its landlock ruleset
+//!   handles every right and grants none. The guarantee thus survives a kernel without
+//!   landlock (seccomp alone still prevents opening anything), and a root parent can drop
+//!   the child to `nobody`.
+//! * **Confinement order** (`confine/mod.rs`): fds, environment and panic hook first; then
+//!   rlimits, bounding set, uid drop, parent-death signal, no_new_privs, capabilities,
+//!   landlock, and seccomp last. Every step fails closed.
+//! * **Degraded kernels** ([`evaluate`]): the parent decides on the child's hello, before
+//!   sending the request. Missing landlock is a warning (seccomp keeps the promise);
+//!   missing seccomp is a refusal unless [`WeakSandboxPolicy::AllowWeak`];
+//!   [`WeakSandboxPolicy::Strict`] refuses any gap.
+//! * **Framing** (`frame.rs`): `u32` LE length + bincode 2.0.1 payload, length checked
+//!   before allocation, decode limit, no trailing bytes, no unknown variants.
+//! * **Supervision** (`supervise.rs`): one deadline, `poll` on all pipes, non-blocking
+//!   request writes, pipes drained before `waitpid`, a distinct error per misbehaviour.
+//!
+//! # Using it
+//!
+//! `main` must dispatch before parsing anything else:
+//!
+//! ```no_run
+//! # fn parser_child() -> ! { loop {} }
+//! match std::env::args_os().nth(1) {
+//!     Some(a) if a == mcp_warden_sandbox::CHILD_ARG => parser_child(), // calls serve_child
+//!     Some(a) if a == mcp_warden_sandbox::PROBE_ARG => mcp_warden_sandbox::probe_main(),
+//!     _ => { /* the normal CLI */ }
+//! }
+//! ```
+//!
+//! The process must not restore `SIGPIPE` to its default action (Rust ignores it), so a
+//! child that dies mid-request gives the parent `EPIPE` rather than a signal.
+//!
+//! Message types (`Msg`) must not contain sequences of zero-sized types: the decoder's
+//! byte limit does not cover them.
+//!
+//! # Test strategy
+//!
+//! A sandbox cannot be undone, so every confinement case runs in its own re-executed
+//! child (`tests/confinement.rs`, `harness = false`, whose `main` dispatches like the real
+//! binary). With `MCP_WARDEN_REQUIRE_SANDBOX=1` (set in CI) a kernel without landlock or
+//! seccomp makes the tests fail instead of skipping.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod child;
+#[cfg(target_os = "linux")]
+mod confine;
+mod error;
+mod frame;
+mod policy;
+mod probe;
+mod spawn;
+mod status;
+mod supervise;
+mod sys;
 
 use std::fmt;
 use std::fs::File;
@@ -8,13 +85,21 @@ use std::time::Duration;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
+pub use child::Sender;
+pub use error::SandboxError;
+pub use frame::PROTOCOL_VERSION;
+pub use policy::{evaluate, FULL_LANDLOCK_ABI};
+pub use probe::{probe_main, selftest};
+pub use spawn::SECCOMP_LOG_ENV;
+pub use status::kernel_status;
+
 /// The fixed hidden argument with which the parent re-executes its own binary as the
 /// parser child. `main` must dispatch on it before parsing any other argument.
 pub const CHILD_ARG: &str = "__mcp-warden-parser";
 /// The hidden argument for one `sandbox selftest` probe child.
 pub const PROBE_ARG: &str = "__mcp-warden-probe";
 
-/// What the caller accepts when a kernel lacks a layer.
+/// What the caller accepts when a kernel lacks a layer (see [`evaluate`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WeakSandboxPolicy {
     /// Continue with a warning when the remaining layers still keep the promise
@@ -24,7 +109,8 @@ pub enum WeakSandboxPolicy {
     Default,
     /// `--allow-weak-sandbox`: continue even when the promise is not kept (warn).
     AllowWeak,
-    /// `--strict-sandbox` / MCP_WARDEN_STRICT_SANDBOX=1: refuse on any missing layer.
+    /// `--strict-sandbox` / MCP_WARDEN_STRICT_SANDBOX=1: refuse on any missing layer,
+    /// including landlock below ABI [`FULL_LANDLOCK_ABI`].
     Strict,
 }
 
@@ -37,7 +123,7 @@ pub struct Limits {
     pub max_frame_len: u32,
     /// Most payload messages accepted.
     pub max_messages: usize,
-    /// Most payload bytes accepted over the whole exchange.
+    /// Most frame bytes (headers included) accepted over the whole exchange.
     pub max_total_bytes: u64,
 }
 
@@ -59,7 +145,10 @@ pub struct Confinement {
     pub landlock_abi: Option<u32>,
     /// Landlock ruleset fully enforced at that ABI.
     pub landlock_full: bool,
+    /// The seccomp allow-list is installed and kills on violation.
     pub seccomp: bool,
+    /// Debug mode (`MCP_WARDEN_SECCOMP_LOG=1`): the filter only logs; `seccomp` is false.
+    pub seccomp_log_only: bool,
     pub no_new_privs: bool,
     /// Every capability set verified empty.
     pub capabilities_dropped: bool,
@@ -67,11 +156,47 @@ pub struct Confinement {
     pub dropped_to_uid: Option<u32>,
 }
 
+impl Confinement {
+    /// No layer at all (a platform without a kernel sandbox).
+    #[must_use]
+    pub fn none() -> Self {
+        Confinement {
+            landlock_abi: None,
+            landlock_full: false,
+            seccomp: false,
+            seccomp_log_only: false,
+            no_new_privs: false,
+            capabilities_dropped: false,
+            dropped_to_uid: None,
+        }
+    }
+}
+
 impl fmt::Display for Confinement {
     /// One line for doctor's header, e.g. `landlock ABI 7, seccomp, no capabilities`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let _ = f;
-        todo!()
+        match (self.landlock_abi, self.landlock_full) {
+            (Some(abi), true) => write!(f, "landlock ABI {abi}")?,
+            (Some(abi), false) => write!(f, "landlock ABI {abi} (partial)")?,
+            (None, _) => f.write_str("no landlock")?,
+        }
+        f.write_str(match (self.seccomp, self.seccomp_log_only) {
+            (true, _) => ", seccomp",
+            (false, true) => ", seccomp log-only (debug)",
+            (false, false) => ", no seccomp",
+        })?;
+        if !self.no_new_privs {
+            f.write_str(", no_new_privs unset")?;
+        }
+        f.write_str(if self.capabilities_dropped {
+            ", no capabilities"
+        } else {
+            ", capabilities kept"
+        })?;
+        if let Some(uid) = self.dropped_to_uid {
+            write!(f, ", uid {uid}")?;
+        }
+        Ok(())
     }
 }
 
@@ -87,66 +212,130 @@ pub struct ChildOutput<M> {
 /// Run the parser child: re-exec this binary with [`CHILD_ARG`], hand it `files`
 /// (descriptors the parent opened without reading), send `request`, and collect its
 /// messages under `limits`. Fails closed on any misbehaviour of the child.
+///
+/// # Errors
+/// Every way the exchange can fail has its own [`SandboxError`] variant; the child is
+/// killed and reaped before the error is returned.
 pub fn run_parser<Req: Serialize, Msg: DeserializeOwned>(
     request: &Req,
     files: Vec<OwnedFd>,
     limits: &Limits,
     policy: WeakSandboxPolicy,
 ) -> Result<ChildOutput<Msg>, SandboxError> {
-    let _ = (request, files, limits, policy);
-    todo!()
+    let spawned = spawn::spawn(spawn::Role::Parser, files)?;
+    supervise::exchange(spawned, request, limits, policy)
 }
 
-/// Sends payload messages from the child to the parent.
-pub struct Sender {
-    _private: (),
+/// Decode a complete child→parent byte stream exactly as [`run_parser`] checks a live
+/// child's report (every frame, limit and protocol rule), without a process. For the
+/// `frame` fuzz target and for tests; a value or an error, never a panic.
+pub fn decode_report_stream<Msg: DeserializeOwned>(
+    bytes: &[u8],
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+) -> Result<ChildOutput<Msg>, SandboxError> {
+    supervise::decode_stream(bytes, limits, policy)
 }
 
-impl Sender {
-    pub fn send<M: Serialize>(&mut self, message: &M) -> Result<(), SandboxError> {
-        let _ = message;
-        todo!()
-    }
-}
-
-/// The child's entry point (call from `main` when argv[1] is [`CHILD_ARG`]): sanitize
+/// The child's entry point (call from `main` when `argv[1]` is [`CHILD_ARG`]): sanitize
 /// descriptors and environment, confine, send the hello, read the request, then call
 /// `handle` with the request, the handed-over files (request order) and a sender.
 /// Writes the end marker and exits; never returns.
+///
+/// `handle` runs under the seccomp filter: it may read its files, allocate, parse and
+/// send, and nothing else (no printing to stdout, no opening, no threads).
 pub fn serve_child<Req, F>(handle: F) -> !
 where
     Req: DeserializeOwned,
     F: FnOnce(Req, Vec<File>, &mut Sender) -> Result<(), SandboxError>,
 {
-    let _ = handle;
-    todo!()
+    let result = child::start().and_then(|start| {
+        if start.positional.is_empty() {
+            child::run(start, handle)
+        } else {
+            Err(SandboxError::confine(
+                "argument check",
+                "unexpected argument to the parser child",
+            ))
+        }
+    });
+    child::finish(result)
 }
 
-/// Entry point of a selftest probe child (argv[1] is [`PROBE_ARG`]). Never returns.
-pub fn probe_main() -> ! {
-    todo!()
+/// The seccomp allow-list as `(syscall, argument condition, reason)`, in table order,
+/// for reviewers and tooling (the README's table is checked against the same data).
+#[cfg(target_os = "linux")]
+#[must_use]
+pub fn seccomp_allow_list() -> Vec<(&'static str, &'static str, &'static str)> {
+    confine::seccomp::ALLOWED
+        .iter()
+        .map(|a| (a.name, a.args.describe(), a.reason))
+        .collect()
 }
 
-/// What this kernel offers, for `mcp-warden sandbox status`.
-pub fn kernel_status() -> String {
-    todo!()
-}
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is the test failure report
+mod tests {
+    use super::*;
 
-/// Run every probe in its own confined child; returns (table text, all matched).
-pub fn selftest() -> (String, bool) {
-    todo!()
-}
+    #[test]
+    fn display_is_one_line() {
+        let c = Confinement {
+            landlock_abi: Some(7),
+            landlock_full: true,
+            seccomp: true,
+            seccomp_log_only: false,
+            no_new_privs: true,
+            capabilities_dropped: true,
+            dropped_to_uid: None,
+        };
+        assert_eq!(c.to_string(), "landlock ABI 7, seccomp, no capabilities");
+        assert_eq!(
+            Confinement::none().to_string(),
+            "no landlock, no seccomp, no_new_privs unset, capabilities kept"
+        );
+    }
 
-/// Everything that can go wrong on either side of the boundary.
-#[derive(Debug)]
-pub enum SandboxError {
-    Todo,
-}
-
-impl fmt::Display for SandboxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("sandbox error")
+    #[test]
+    fn report_streams_decode_like_a_live_child() {
+        let full = Confinement {
+            landlock_abi: Some(7),
+            landlock_full: true,
+            seccomp: true,
+            seccomp_log_only: false,
+            no_new_privs: true,
+            capabilities_dropped: true,
+            dropped_to_uid: None,
+        };
+        let mut bytes = Vec::new();
+        for f in [
+            frame::ChildFrame::<String>::Hello {
+                version: PROTOCOL_VERSION,
+                confinement: full.clone(),
+            },
+            frame::ChildFrame::Message("a".into()),
+            frame::ChildFrame::End { count: 1 },
+        ] {
+            bytes.extend(frame::encode(&f).expect("encode"));
+        }
+        let limits = Limits::default();
+        let out = decode_report_stream::<String>(&bytes, &limits, WeakSandboxPolicy::Default)
+            .expect("valid stream");
+        assert_eq!(out.messages, ["a"]);
+        assert_eq!(out.confinement, full);
+        // Every strict prefix is truncated, never a partial success.
+        for cut in 0..bytes.len() {
+            assert!(decode_report_stream::<String>(
+                &bytes[..cut],
+                &limits,
+                WeakSandboxPolicy::Default
+            )
+            .is_err());
+        }
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert!(
+            decode_report_stream::<String>(&trailing, &limits, WeakSandboxPolicy::Default).is_err()
+        );
     }
 }
-
-impl std::error::Error for SandboxError {}

@@ -3,16 +3,104 @@
 //! Everything in here runs only inside the parser child, after the sandbox crate
 //! confined it. It never renders, never spawns, and never opens a path: it reads
 //! the descriptors it was handed.
+//!
+//! [`parse_file`] is a pure, total function from one file's bytes to the answer for
+//! that job: it never panics and never recurses on input nesting. The loaders:
+//!
+//! * [`json`]: one iterative parser for strict JSON (`Json`, `ClaudeJson`, `Lock`)
+//!   and VS Code JSONC (`Jsonc`), with key positions and duplicate-key refusal.
+//! * [`servers`]: the union of `mcpServers` and `servers`, `~/.claude.json`
+//!   sections, and typed server bodies.
+//! * [`toml`]: Codex `config.toml`.
+//! * [`lock`]: `warden.lock` validation and summary.
+//!
+//! A leading UTF-8 BOM is refused in strict JSON (Node's `JSON.parse`, which the
+//! JSON clients use, refuses it too) and skipped in JSONC (VS Code strips it when it
+//! reads the file). TOML accepts it, as Codex's own parser does.
 
+use std::io::Read;
+
+use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, ParsedConfig};
+
+pub(crate) mod json;
+pub(crate) mod lock;
+pub(crate) mod position;
 pub mod serve;
+pub(crate) mod servers;
+pub(crate) mod toml;
 
-// Placeholder signatures; replaced by the implementation.
-use crate::protocol::{ChildMessage, FileFormat, LoadError};
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
 
-pub fn parse_file(_format: FileFormat, _bytes: &[u8]) -> ChildMessage {
-    ChildMessage::Config(Ok(crate::protocol::ParsedConfig { sections: vec![] }))
+/// Parse one file's bytes (already read, at most size_cap bytes) into the answer for that job.
+pub fn parse_file(format: FileFormat, bytes: &[u8]) -> ChildMessage {
+    let text = std::str::from_utf8(bytes).map_err(|e| LoadError {
+        kind: LoadErrorKind::Read,
+        message: format!("not valid UTF-8 at byte {}", e.valid_up_to()),
+    });
+    match format {
+        FileFormat::Lock => ChildMessage::Lock(text.and_then(lock::read_lock)),
+        FileFormat::CodexToml => ChildMessage::Config(text.and_then(toml::codex_config)),
+        FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson => {
+            ChildMessage::Config(text.and_then(|t| json_config(t, format)))
+        }
+    }
 }
 
-pub fn read_capped(_file: &mut impl std::io::Read, _cap: u64) -> Result<Vec<u8>, LoadError> {
-    Ok(Vec::new())
+/// Read the whole file, refusing (never truncating) one longer than `cap` bytes.
+///
+/// Reads at most `cap + 1` bytes, so an endless or growing file cannot exhaust
+/// memory.
+///
+/// # Errors
+/// `TooLarge` when there is more than `cap` bytes; `Read` when read(2) fails.
+pub fn read_capped(file: &mut impl Read, cap: u64) -> Result<Vec<u8>, LoadError> {
+    let mut buf = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| LoadError {
+            kind: LoadErrorKind::Read,
+            message: format!("read failed: {e}"),
+        })?;
+    if u64::try_from(buf.len()).map_or(true, |n| n > cap) {
+        return Err(LoadError {
+            kind: LoadErrorKind::TooLarge,
+            message: format!("larger than the {cap}-byte cap"),
+        });
+    }
+    Ok(buf)
+}
+
+fn json_config(text: &str, format: FileFormat) -> Result<ParsedConfig, LoadError> {
+    let jsonc = format == FileFormat::Jsonc;
+    let dialect = if jsonc { "JSONC" } else { "JSON" };
+    let bom = text.starts_with('\u{FEFF}');
+    if bom && !jsonc {
+        return Err(LoadError {
+            kind: LoadErrorKind::Syntax,
+            message: "invalid JSON at line 1 column 1: the file starts with a UTF-8 byte order \
+                      mark (BOM), which strict JSON does not allow"
+                .into(),
+        });
+    }
+    let opts = json::Options {
+        jsonc,
+        max_depth: crate::protocol::bounds::MAX_CONFIG_DEPTH,
+        select: json::Select::Config {
+            claude: format == FileFormat::ClaudeJson,
+        },
+    };
+    let start = if bom { '\u{FEFF}'.len_utf8() } else { 0 };
+    let doc = json::parse(text, start, opts).map_err(|e| {
+        let (line, col) = position::line_col(text, e.offset);
+        LoadError {
+            kind: LoadErrorKind::Syntax,
+            message: format!(
+                "invalid {dialect} at line {line} column {col}: {}",
+                e.reason
+            ),
+        }
+    })?;
+    servers::json_config(text, &doc, format == FileFormat::ClaudeJson)
 }

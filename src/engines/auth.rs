@@ -1,14 +1,209 @@
-//! WRD-AUTH-*: the static auth-posture audit.
+//! WRD-AUTH-*: the static auth-posture audit, and the WRD-SEC-* scan of everything a
+//! server's config carries (headers, env, launch argv, URL).
+//!
+//! This module owns the verdicts per server: is the endpoint remote, cleartext or
+//! unauthenticated, and which configured values are literal credentials or
+//! placeholders. It never renders: messages may quote config text (a host, a key)
+//! and go through safe_text downstream; snippets are always redacted here.
 
+use super::keys::is_auth_key;
+use super::mask::{classify_arg, percent_decode, url_credentials};
+use super::redact::redact_secret;
+use super::secrets::{scan_field, scan_launch_text};
+use super::text::py_strip;
+use super::url::{is_local_host, split};
 use crate::model::{EngineFinding, ServerSpec};
+use crate::rules::RuleId;
 
-/// Every WRD-AUTH-* and WRD-SEC-* finding for one server (headers, env, args, URL).
-pub fn audit_server(_name: &str, _server: &ServerSpec) -> Vec<EngineFinding> {
-    Vec::new()
+pub use super::refs::is_secret_reference;
+
+/// `type`/`transport` values that make a server remote without a URL. The reference
+/// set plus the spellings some clients write (`streamableHttp`, `streamable_http`,
+/// `ws`).
+const REMOTE_TRANSPORTS: &[&str] = &[
+    "http",
+    "sse",
+    "streamable-http",
+    "websocket",
+    "streamablehttp",
+    "streamable_http",
+    "ws",
+];
+
+/// Where a literal was found; chooses the message wording.
+#[derive(Clone, Copy)]
+enum Place {
+    /// `headers` or `env`: the reference's wording.
+    Mapping,
+    Arg,
+    Url,
 }
 
-/// `${VAR}`, `$VAR`, `{{ x }}`, `%VAR%`, secret-manager URIs: a value that names a
-/// secret instead of holding one.
-pub fn is_secret_reference(_value: &str) -> bool {
-    false
+fn literal_finding(
+    place: Place,
+    key: &str,
+    value: &str,
+    vendor_hit: bool,
+) -> Option<EngineFinding> {
+    if value.is_empty() || (!vendor_hit && is_secret_reference(value)) {
+        return None;
+    }
+    // A value the vendor patterns or entropy recognise is a credential however it is
+    // dressed up: never downgraded to a placeholder.
+    let placeholder = !vendor_hit && super::refs::looks_like_placeholder(value);
+    let what = match place {
+        Place::Mapping => format!("auth key '{key}'"),
+        Place::Arg => format!("launch argument '{key}'"),
+        Place::Url => format!("URL parameter '{key}'"),
+    };
+    let (rule, message) = if placeholder {
+        (
+            RuleId::AuthPlaceholderSecret,
+            format!("{what} holds a placeholder, not a working credential; wire it to a secret reference (${{VAR}})"),
+        )
+    } else {
+        (
+            RuleId::AuthTokenInConfig,
+            format!("{what} holds a literal credential in config; reference a secret manager (${{VAR}}) instead"),
+        )
+    };
+    Some(EngineFinding {
+        rule,
+        message,
+        snippet: redact_secret(py_strip(value)),
+    })
+}
+
+/// `headers` / `env`: literal credentials under auth-shaped keys, and every secret
+/// under any key.
+fn scan_mapping(entries: &[(String, String)], out: &mut Vec<EngineFinding>) {
+    for (key, value) in entries {
+        if value.is_empty() {
+            continue;
+        }
+        let vendor = scan_field(value);
+        if is_auth_key(key) {
+            out.extend(literal_finding(
+                Place::Mapping,
+                key,
+                value,
+                !vendor.is_empty(),
+            ));
+        }
+        out.extend(vendor);
+    }
+}
+
+/// Launch argv: secrets anywhere (command included), and literal credentials after
+/// auth-shaped flags, in `KEY=value` / `Key: value`, JSON and URL arguments.
+fn scan_argv(server: &ServerSpec, out: &mut Vec<EngineFinding>) {
+    if let Some(cmd) = server.launch_command() {
+        out.extend(scan_launch_text(cmd));
+    }
+    let mut prev: Option<&str> = None;
+    for arg in &server.args {
+        out.extend(scan_launch_text(arg));
+        for c in classify_arg(prev, arg).credentials {
+            let vendor = !scan_launch_text(&c.value).is_empty();
+            out.extend(literal_finding(Place::Arg, &c.key, &c.value, vendor));
+        }
+        prev = Some(arg);
+    }
+}
+
+/// URL: secrets in each piece (userinfo, path segments, query keys and values,
+/// fragment), and literal credentials in auth-shaped query or fragment parameters.
+fn scan_url(url: &str, out: &mut Vec<EngineFinding>) {
+    let p = split(url);
+    let mut pieces: Vec<String> = Vec::new();
+    if let Some(u) = p.userinfo(url) {
+        pieces.push(percent_decode(u, false));
+    }
+    pieces.extend(
+        url[p.path.clone()]
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| percent_decode(s, false)),
+    );
+    for range in [p.query.clone(), p.fragment.clone()].into_iter().flatten() {
+        for pair in url[range].split('&') {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            pieces.push(percent_decode(k, true));
+            pieces.push(percent_decode(v, true));
+        }
+    }
+    for piece in pieces.iter().filter(|s| !s.is_empty()) {
+        out.extend(scan_launch_text(piece));
+    }
+    for c in url_credentials(url) {
+        let vendor = !scan_launch_text(&c.value).is_empty();
+        out.extend(literal_finding(Place::Url, &c.key, &c.value, vendor));
+    }
+}
+
+/// Whether the server declares any authentication material: an auth-shaped header
+/// or env key with a non-blank value, URL userinfo, or an auth-shaped URL parameter.
+fn has_auth(server: &ServerSpec, url: Option<&str>) -> bool {
+    let mapped = server
+        .headers
+        .iter()
+        .chain(server.env.iter())
+        .any(|(k, v)| is_auth_key(k) && !py_strip(v).is_empty());
+    mapped || url.is_some_and(|u| split(u).userinfo(u).is_some() || !url_credentials(u).is_empty())
+}
+
+/// Every WRD-AUTH-* and WRD-SEC-* finding for one server (headers, env, args, URL),
+/// sorted by (rule id, snippet).
+pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
+    let mut out = Vec::new();
+    let transport = server.transport.as_deref().unwrap_or("").to_lowercase();
+    if let Some(url) = server.remote_url() {
+        let p = split(url);
+        let host = p.host(url);
+        let remote = !is_local_host(host);
+        if p.userinfo(url).is_some() {
+            out.push(EngineFinding {
+                rule: RuleId::AuthUrlCredential,
+                message: "MCP endpoint URL embeds a userinfo credential; move it to a header referencing a secret manager"
+                    .to_string(),
+                snippet: p.safe_url(url),
+            });
+        }
+        let scheme = p.scheme(url).map(str::to_ascii_lowercase);
+        let cleartext = match scheme.as_deref() {
+            Some("http") => Some(("http://", "https://")),
+            Some("ws") => Some(("ws://", "wss://")),
+            _ => None,
+        };
+        if let (Some((clear, secure)), true) = (cleartext, remote) {
+            out.push(EngineFinding {
+                rule: RuleId::AuthPlaintextHttp,
+                message: format!(
+                    "remote MCP endpoint '{host}' uses cleartext {clear}; use {secure}"
+                ),
+                snippet: p.safe_url(url),
+            });
+        }
+        if remote && !has_auth(server, Some(url)) {
+            out.push(EngineFinding {
+                rule: RuleId::AuthNoAuth,
+                message: format!(
+                    "remote MCP endpoint '{host}' declares no authentication (no Authorization/token header or env)"
+                ),
+                snippet: host.to_string(),
+            });
+        }
+        scan_url(url, &mut out);
+    } else if REMOTE_TRANSPORTS.contains(&transport.as_str()) && !has_auth(server, None) {
+        out.push(EngineFinding {
+            rule: RuleId::AuthNoAuth,
+            message: format!("{transport} MCP server declares no authentication material"),
+            snippet: name.to_string(),
+        });
+    }
+    scan_mapping(&server.headers, &mut out);
+    scan_mapping(&server.env, &mut out);
+    scan_argv(server, &mut out);
+    out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
+    out
 }

@@ -1,5 +1,36 @@
 //! Masking for the printed `mcp-warden pin` command (DOCTOR.md §3): which launch
 //! arguments and which URL parts must never reach the terminal.
+//!
+//! This module decides *what* is masked; the renderer decides how a mask is printed.
+//! The same argument classification feeds the auth audit ([`super::auth`]), so a
+//! credential that is masked here is also reported there, and the evidence snippets
+//! of the supply-chain checks are built from it.
+//!
+//! Rules, in order, for one argument (`prev` is the previous raw argument):
+//! 1. a vendor-pattern secret anywhere in it masks it (entropy alone never does);
+//! 2. a JSON object with an auth-shaped key (at any depth) is masked whole;
+//! 3. a URL (`scheme://…`) is masked when [`mask_url`] would change it;
+//! 4. `KEY=value` / `Key: value` (the earlier separator wins) with an auth-shaped
+//!    key masks unless the value is a reference or empty; a header-carrying key
+//!    (`--header=Authorization: …`) is judged on the header's value;
+//! 5. after a flag (`-x`/`--x`, no `=`) that is auth-shaped, the argument masks
+//!    unless it is a reference, empty, or itself a `--flag`; after a header flag the
+//!    header's value decides.
+//!
+//! Auth-shaped means [`super::keys::is_auth_flag`]: word-based, so `--author`,
+//! `--authority` and `--tokenizer` do not mask, and the argument after a combined
+//! `--token=x` is not masked either.
+
+use std::ops::Range;
+
+use serde_json::Value;
+
+use super::keys::{is_auth_flag, is_auth_key, is_auth_query_key, is_header_flag};
+use super::redact::redact_secret;
+use super::refs::is_secret_reference;
+use super::secrets::{has_vendor_secret, looks_like_token, redact_in_place};
+use super::text::shannon_entropy;
+use super::url::{split, UrlParts};
 
 /// How one argument is printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -8,11 +39,6 @@ pub enum ArgView<'a> {
     Verbatim(&'a str),
     /// Replaced by the quoted placeholder `'<REDACTED>'`.
     Redacted,
-}
-
-/// Decide, argument by argument, what the printed pin command may show.
-pub fn mask_args(args: &[String]) -> Vec<ArgView<'_>> {
-    args.iter().map(|a| ArgView::Verbatim(a)).collect()
 }
 
 /// How a URL is printed.
@@ -26,7 +52,608 @@ pub enum UrlView {
     Credential,
 }
 
+/// JSON arguments nested deeper than this are masked whole if they have any
+/// auth-shaped key on the way down; deeper keys are not inspected.
+const MAX_JSON_DEPTH: usize = 32;
+
+/// Minimum length of a path segment, query value or fragment judged token-like.
+const TOKEN_MIN_LEN: usize = 20;
+/// Entropy threshold for URL pieces (lower than the finding threshold: a URL path
+/// has no other context to go on).
+const URL_ENTROPY_THRESHOLD: f64 = 3.5;
+
+/// An auth-shaped key and the value it carries, found in one launch argument or URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Credential {
+    /// The flag, `KEY`, header name, JSON key or query key, as written.
+    pub key: String,
+    /// The value as written (JSON string values decoded; URL values percent-decoded).
+    /// It may be a reference: the audit decides.
+    pub value: String,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct ArgClass {
+    pub mask: bool,
+    pub credentials: Vec<Credential>,
+}
+
+fn is_ref(v: &str) -> bool {
+    is_secret_reference(v)
+}
+
+/// `KEY=value` or `Key: value`, split at the earlier separator. The key must be a
+/// single word (no whitespace) so prose and shell snippets are not read as pairs.
+fn split_kv(arg: &str) -> Option<(&str, &str)> {
+    let i = arg.find(['=', ':'])?;
+    let key = arg[..i].trim();
+    if key.is_empty() || key.chars().any(char::is_whitespace) {
+        return None;
+    }
+    Some((key, &arg[i + 1..]))
+}
+
+/// A header value (`Authorization: Bearer …`): masked unless what it sends is a
+/// reference; a credential when the header name is auth-shaped.
+fn classify_header(value: &str, out: &mut ArgClass) {
+    match split_kv(value) {
+        Some((name, v)) => {
+            if !v.trim().is_empty() && !is_ref(v) {
+                out.mask = true;
+            }
+            if is_auth_key(name) && !v.trim().is_empty() {
+                out.credentials.push(Credential {
+                    key: name.to_string(),
+                    value: v.trim_start().to_string(),
+                });
+            }
+        }
+        None => {
+            if !value.trim().is_empty() && !is_ref(value) {
+                out.mask = true;
+            }
+        }
+    }
+}
+
+fn classify_value(key: &str, value: &str, out: &mut ArgClass) {
+    if is_header_flag(key) {
+        classify_header(value, out);
+        return;
+    }
+    if value.trim().is_empty() {
+        return;
+    }
+    if !is_ref(value) {
+        out.mask = true;
+    }
+    out.credentials.push(Credential {
+        key: key.to_string(),
+        value: value.to_string(),
+    });
+}
+
+fn walk_json(map: &serde_json::Map<String, Value>, depth: usize, out: &mut ArgClass) {
+    for (k, v) in map {
+        if is_auth_flag(k) {
+            out.mask = true;
+            if let Value::String(s) = v {
+                if !s.trim().is_empty() {
+                    out.credentials.push(Credential {
+                        key: k.clone(),
+                        value: s.clone(),
+                    });
+                }
+            }
+        }
+        if let Value::Object(inner) = v {
+            if depth < MAX_JSON_DEPTH {
+                walk_json(inner, depth + 1, out);
+            }
+        }
+    }
+}
+
+/// Whether `s` starts with `scheme://`.
+pub(crate) fn is_url(s: &str) -> bool {
+    split(s).scheme.is_some()
+}
+
+/// Classify one launch argument: whether the pin command must mask it, and which
+/// auth-shaped key/value pairs it carries.
+pub(crate) fn classify_arg(prev: Option<&str>, arg: &str) -> ArgClass {
+    let mut out = ArgClass {
+        mask: has_vendor_secret(arg),
+        credentials: Vec::new(),
+    };
+    if arg.trim_start().starts_with('{') {
+        if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(arg) {
+            walk_json(&map, 0, &mut out);
+            return out;
+        }
+    }
+    if is_url(arg) {
+        if mask_url(arg) != UrlView::Verbatim {
+            out.mask = true;
+        }
+        out.credentials.extend(url_credentials(arg));
+        return out;
+    }
+    if let Some((key, value)) = split_kv(arg) {
+        if is_auth_flag(key) {
+            classify_value(key, value, &mut out);
+            return out;
+        }
+    }
+    if let Some(p) = prev {
+        if p.starts_with('-') && !p.contains('=') && is_auth_flag(p) && !arg.starts_with("--") {
+            classify_value(p, arg, &mut out);
+        }
+    }
+    out
+}
+
+/// Decide, argument by argument, what the printed pin command may show.
+pub fn mask_args(args: &[String]) -> Vec<ArgView<'_>> {
+    let mut prev: Option<&str> = None;
+    args.iter()
+        .map(|a| {
+            let view = if classify_arg(prev, a).mask {
+                ArgView::Redacted
+            } else {
+                ArgView::Verbatim(a.as_str())
+            };
+            prev = Some(a.as_str());
+            view
+        })
+        .collect()
+}
+
+/// Percent-decode (and `+` → space when `plus` is set), lossily.
+pub(crate) fn percent_decode(s: &str, plus: bool) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match b[i] {
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                }
+                _ => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            },
+            b'+' if plus => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A URL piece that is a secret by itself: a vendor pattern, or 20+ characters that
+/// are high-entropy *and* token-like (so `/server-sequential-thinking/` stays).
+pub(crate) fn is_token_piece(s: &str) -> bool {
+    has_vendor_secret(s)
+        || (s.chars().count() >= TOKEN_MIN_LEN
+            && shannon_entropy(s) >= URL_ENTROPY_THRESHOLD
+            && looks_like_token(s))
+}
+
+/// `(key, value)` ranges of `&`-separated pairs inside `range` of `url`.
+fn pairs(url: &str, range: Range<usize>) -> Vec<(Range<usize>, Option<Range<usize>>)> {
+    let mut out = Vec::new();
+    let mut start = range.start;
+    for piece in url[range.clone()].split('&') {
+        let end = start + piece.len();
+        match piece.find('=') {
+            Some(eq) => out.push((start..start + eq, Some(start + eq + 1..end))),
+            None => out.push((start..end, None)),
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// Whether a query or fragment pair must hide its value.
+fn pair_is_secret(url: &str, key: &Range<usize>, value: &Range<usize>) -> bool {
+    if value.is_empty() {
+        return false;
+    }
+    let k = percent_decode(&url[key.clone()], true);
+    let v = percent_decode(&url[value.clone()], true);
+    (is_auth_query_key(&k) && !v.trim().is_empty() && !is_ref(&v)) || is_token_piece(&v)
+}
+
+/// The edits that mask a URL, without the userinfo rule.
+fn url_edits(url: &str, p: &UrlParts) -> Vec<Range<usize>> {
+    let mut edits = Vec::new();
+    let mut start = p.path.start;
+    for seg in url[p.path.clone()].split('/') {
+        let end = start + seg.len();
+        if !seg.is_empty() && is_token_piece(&percent_decode(seg, false)) {
+            edits.push(start..end);
+        }
+        start = end + 1;
+    }
+    if let Some(q) = p.query.clone() {
+        for (k, v) in pairs(url, q) {
+            if let Some(v) = v {
+                if pair_is_secret(url, &k, &v) {
+                    edits.push(v);
+                }
+            }
+        }
+    }
+    if let Some(f) = p.fragment.clone().filter(|f| !f.is_empty()) {
+        let whole = is_token_piece(&percent_decode(&url[f.clone()], false));
+        let any_pair = pairs(url, f.clone())
+            .iter()
+            .any(|(k, v)| v.as_ref().is_some_and(|v| pair_is_secret(url, k, v)));
+        if whole || any_pair {
+            edits.push(f);
+        }
+    }
+    edits
+}
+
+fn apply(url: &str, edits: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(url.len());
+    let mut at = 0;
+    for e in edits {
+        out.push_str(&url[at..e.start]);
+        out.push_str("REDACTED");
+        at = e.end;
+    }
+    out.push_str(&url[at..]);
+    out
+}
+
 /// Decide what the printed `--url` may show. `url` has already been through safe_text.
-pub fn mask_url(_url: &str) -> UrlView {
-    UrlView::Verbatim
+///
+/// Userinfo masks the whole URL. Otherwise an auth-shaped query value, a token-like
+/// query value, path segment or fragment, and a fragment with an auth-shaped pair
+/// become `REDACTED`; every other byte is kept as written (the query is never
+/// re-encoded). Scheme and host always stay visible.
+pub fn mask_url(url: &str) -> UrlView {
+    let p = split(url);
+    if p.userinfo(url).is_some() {
+        return UrlView::Credential;
+    }
+    let edits = url_edits(url, &p);
+    if edits.is_empty() {
+        UrlView::Verbatim
+    } else {
+        UrlView::Rewritten(apply(url, &edits))
+    }
+}
+
+/// Auth-shaped query and fragment pairs of a URL, values percent-decoded.
+pub(crate) fn url_credentials(url: &str) -> Vec<Credential> {
+    let p = split(url);
+    let mut out = Vec::new();
+    for range in [p.query.clone(), p.fragment.clone()].into_iter().flatten() {
+        for (k, v) in pairs(url, range) {
+            let Some(v) = v else { continue };
+            let key = percent_decode(&url[k], true);
+            let value = percent_decode(&url[v], true);
+            if is_auth_query_key(&key) && !value.trim().is_empty() {
+                out.push(Credential { key, value });
+            }
+        }
+    }
+    out
+}
+
+/// A URL fit for an evidence snippet: userinfo replaced by `REDACTED` (the host
+/// stays, unlike the pin command), then the [`mask_url`] edits.
+fn snippet_url(url: &str) -> String {
+    let p = split(url);
+    let mut edits = Vec::new();
+    if let Some(u) = p.userinfo(url) {
+        edits.push(p.authority.start..p.authority.start + u.len());
+    }
+    edits.extend(url_edits(url, &p));
+    edits.sort_by_key(|e| e.start);
+    apply(url, &edits)
+}
+
+/// Evidence-safe forms of a sequence of words (an argv, or a shell script split into
+/// words): a word the pin command would mask is shown as [`redact_secret`] of it (a
+/// URL as its masked form), and any secret left inside other words is redacted in
+/// place. Used for the WRD-SUP-* snippets.
+pub(crate) fn snippet_words<S: AsRef<str>>(words: &[S]) -> Vec<String> {
+    let mut prev: Option<&str> = None;
+    let mut out = Vec::with_capacity(words.len());
+    for w in words {
+        let w = w.as_ref();
+        let class = classify_arg(prev, w);
+        let shown = if is_url(w) {
+            redact_in_place(&snippet_url(w))
+        } else if class.mask && !(has_vendor_secret(w) && class.credentials.is_empty()) {
+            // Masked for its shape (after an auth flag, `KEY=value`, JSON): the whole
+            // word is the secret. A vendor hit alone is redacted in place below, so
+            // `pkg-ghp_…(len=40)` still names the package.
+            redact_secret(w)
+        } else {
+            redact_in_place(w)
+        };
+        out.push(shown);
+        prev = Some(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UUID: &str = "8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d";
+    const BEARER: &str = "ghs_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8";
+    const GHP_ENG: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const HIGH: &str = "qZ8vB2nM4kL7pX1cR9tW5yA3sD6fG0hJ";
+
+    fn views(args: &[&str]) -> Vec<Option<String>> {
+        let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        mask_args(&owned)
+            .into_iter()
+            .map(|v| match v {
+                ArgView::Verbatim(s) => Some(s.to_string()),
+                ArgView::Redacted => None,
+            })
+            .collect()
+    }
+
+    fn v(s: &str) -> Option<String> {
+        Some(s.to_string())
+    }
+
+    // doctor-reference test 17.
+    #[test]
+    fn doctor_test_17_secret_shaped_args_and_url_credentials() {
+        assert_eq!(
+            views(&["s.js", "--token", GHP_ENG, "a b"]),
+            [v("s.js"), v("--token"), None, v("a b")]
+        );
+        assert_eq!(
+            views(&["-y", "@modelcontextprotocol/server-github"]),
+            [v("-y"), v("@modelcontextprotocol/server-github")]
+        );
+        let flagged = views(&[
+            "--api-key",
+            HIGH,
+            "--api-key",
+            "${KEY}",
+            &format!("TOKEN={HIGH}"),
+        ]);
+        assert_eq!(
+            flagged,
+            [v("--api-key"), None, v("--api-key"), v("${KEY}"), None]
+        );
+        assert_eq!(
+            mask_url("https://u:tok@h.example.com/mcp"),
+            UrlView::Credential
+        );
+        assert_eq!(mask_url("https://h.example.com/mcp"), UrlView::Verbatim);
+    }
+
+    // doctor-reference tests 33a–e.
+    #[test]
+    fn doctor_test_33_flag_header_and_json_shapes() {
+        assert_eq!(
+            views(&["run", "@x/y", "--key", UUID]),
+            [v("run"), v("@x/y"), v("--key"), None]
+        );
+        let h = format!("Authorization: Bearer {BEARER}");
+        assert_eq!(views(&["--header", &h]), [v("--header"), None]);
+        let h = format!("Authorization=Bearer {BEARER}");
+        assert_eq!(views(&["-H", &h]), [v("-H"), None]);
+        let json = format!("{{\"apiKey\": \"{UUID}\"}}");
+        assert_eq!(views(&["--config", &json]), [v("--config"), None]);
+        let h = format!("Authorization: Bearer {BEARER}");
+        assert_eq!(views(&[&h]), [None]);
+    }
+
+    // doctor-reference test 34.
+    #[test]
+    fn doctor_test_34_references_and_package_names_stay() {
+        let args = [
+            "--key",
+            "${SMITHERY_KEY}",
+            "--key",
+            "%SMITHERY_KEY%",
+            "-y",
+            "@smithery/cli@1.2.3",
+        ];
+        let expected: Vec<Option<String>> = args.iter().map(|a| v(a)).collect();
+        assert_eq!(views(&args), expected);
+    }
+
+    // doctor-reference tests 35a–c.
+    #[test]
+    fn doctor_test_35_url_path_tokens_and_auth_query() {
+        assert_eq!(
+            mask_url(&format!(
+                "https://mcp.zapier.com/api/mcp/s/{BEARER}{BEARER}/mcp"
+            )),
+            UrlView::Rewritten("https://mcp.zapier.com/api/mcp/s/REDACTED/mcp".into())
+        );
+        assert_eq!(
+            mask_url(&format!(
+                "https://server.smithery.ai/x/mcp?api_key={UUID}&profile=p"
+            )),
+            UrlView::Rewritten(
+                "https://server.smithery.ai/x/mcp?api_key=REDACTED&profile=p".into()
+            )
+        );
+        assert_eq!(
+            mask_url(&format!("https://h.example.com/mcp?token={UUID}")),
+            UrlView::Rewritten("https://h.example.com/mcp?token=REDACTED".into())
+        );
+    }
+
+    // doctor-reference test 49.
+    #[test]
+    fn doctor_test_49_underscored_auth_flag() {
+        assert_eq!(
+            views(&["--openai_api_key", BEARER]),
+            [v("--openai_api_key"), None]
+        );
+        // Not a vendor hit: the flag alone decides.
+        assert_eq!(
+            views(&["--openai_api_key", UUID]),
+            [v("--openai_api_key"), None]
+        );
+    }
+
+    // doctor-reference test 50.
+    #[test]
+    fn doctor_test_50_fragment_and_clean_round_trip() {
+        assert_eq!(
+            mask_url(&format!("https://h.example.com/mcp#token={UUID}")),
+            UrlView::Rewritten("https://h.example.com/mcp#REDACTED".into())
+        );
+        assert_eq!(
+            mask_url("https://h.example.com/a%20b/mcp?profile=p&x=1#frag"),
+            UrlView::Verbatim
+        );
+    }
+
+    #[test]
+    fn vendor_always_masks_entropy_never_does() {
+        assert_eq!(views(&[GHP_ENG]), [None]);
+        assert_eq!(views(&["-k", GHP_ENG]), [v("-k"), None]);
+        assert_eq!(views(&["-k", UUID]), [v("-k"), v(UUID)]);
+        assert_eq!(views(&[HIGH]), [v(HIGH)]);
+        assert_eq!(
+            views(&["@modelcontextprotocol/server-sequential-thinking"]),
+            [v("@modelcontextprotocol/server-sequential-thinking")]
+        );
+    }
+
+    #[test]
+    fn substring_flags_do_not_mask_unlike_reference() {
+        assert_eq!(views(&["--author", "alice"]), [v("--author"), v("alice")]);
+        assert_eq!(views(&["--authority", "x"]), [v("--authority"), v("x")]);
+        assert_eq!(views(&["--tokenizer", "x"]), [v("--tokenizer"), v("x")]);
+        assert_eq!(
+            views(&["--oauth-client-id", "x"]),
+            [v("--oauth-client-id"), v("x")]
+        );
+        // The argument after a combined `--token=x` is a new argument.
+        assert_eq!(views(&["--token=x", "next"]), [None, v("next")]);
+    }
+
+    #[test]
+    fn flag_forms() {
+        assert_eq!(views(&["--API_KEY", "abc"]), [v("--API_KEY"), None]);
+        assert_eq!(views(&["--password", "hunter2"]), [v("--password"), None]);
+        assert_eq!(views(&["--cookie", "sid=abc"]), [v("--cookie"), None]);
+        assert_eq!(
+            views(&["--token", "--verbose"]),
+            [v("--token"), v("--verbose")]
+        );
+        assert_eq!(views(&["--token", ""]), [v("--token"), v("")]);
+        assert_eq!(views(&["token", "abc"]), [v("token"), v("abc")]);
+        assert_eq!(views(&["api_key=abc"]), [None]);
+        assert_eq!(views(&["api_key=${K}"]), [v("api_key=${K}")]);
+        assert_eq!(views(&["X-API-Key: abc"]), [None]);
+        assert_eq!(views(&["--port=8080"]), [v("--port=8080")]);
+        assert_eq!(views(&["C:\\tools\\srv.js"]), [v("C:\\tools\\srv.js")]);
+    }
+
+    #[test]
+    fn header_flag_with_reference_is_printed_unlike_reference() {
+        assert_eq!(
+            views(&["--header", "Authorization: Bearer ${TOKEN}"]),
+            [v("--header"), v("Authorization: Bearer ${TOKEN}")]
+        );
+        assert_eq!(
+            views(&["--header", "X-Tenant: acme"]),
+            [v("--header"), None]
+        );
+    }
+
+    #[test]
+    fn json_args() {
+        assert_eq!(views(&["{\"auth\": {\"user\": \"x\"}}"]), [None]);
+        assert_eq!(views(&["{\"nested\": {\"token\": \"x\"}}"]), [None]);
+        assert_eq!(views(&["{\"port\": 8080}"]), [v("{\"port\": 8080}")]);
+        assert_eq!(views(&["{not json"]), [v("{not json")]);
+    }
+
+    #[test]
+    fn url_args_are_masked_when_the_url_would_be() {
+        let u = format!("https://h.example.com/mcp?api_key={UUID}");
+        assert_eq!(views(&[&u]), [None]);
+        assert_eq!(
+            views(&["https://h.example.com/mcp"]),
+            [v("https://h.example.com/mcp")]
+        );
+    }
+
+    #[test]
+    fn url_rules() {
+        assert_eq!(
+            mask_url("https://h.example.com/server-sequential-thinking/mcp"),
+            UrlView::Verbatim
+        );
+        assert_eq!(
+            mask_url("https://h.example.com/mcp?key="),
+            UrlView::Verbatim
+        );
+        assert_eq!(
+            mask_url("https://h.example.com/mcp?api_key=${KEY}"),
+            UrlView::Verbatim
+        );
+        assert_eq!(
+            mask_url("https://h.example.com/mcp?a=b%20c&sig=abc&x=1"),
+            UrlView::Rewritten("https://h.example.com/mcp?a=b%20c&sig=REDACTED&x=1".into())
+        );
+        assert_eq!(
+            mask_url(&format!("https://h.example.com/mcp?x={GHP_ENG}")),
+            UrlView::Rewritten("https://h.example.com/mcp?x=REDACTED".into())
+        );
+        assert_eq!(
+            mask_url(&format!("https://h.example.com/{UUID}/mcp")),
+            UrlView::Rewritten("https://h.example.com/REDACTED/mcp".into())
+        );
+        assert_eq!(
+            mask_url("https://h.example.com/mcp#section-2"),
+            UrlView::Verbatim
+        );
+        assert_eq!(mask_url("https://@h.example.com"), UrlView::Credential);
+        assert_eq!(mask_url("not a url"), UrlView::Verbatim);
+        assert_eq!(mask_url(""), UrlView::Verbatim);
+        assert_eq!(mask_url("https://h.example.com/%"), UrlView::Verbatim);
+    }
+
+    #[test]
+    fn snippets_redact_credentials() {
+        let words = [
+            "curl",
+            "-H",
+            "Authorization: Bearer abc123",
+            "https://u:p@x.example/i?token=zzz",
+            "|",
+            "sh",
+        ];
+        let s = snippet_words(&words).join(" ");
+        assert!(
+            !s.contains("abc123") && !s.contains("u:p") && !s.contains("zzz"),
+            "{s}"
+        );
+        assert!(s.contains("x.example") && s.ends_with("| sh"), "{s}");
+        let s = snippet_words(&["--api-key", "KEY123"]).join(" ");
+        assert_eq!(s, "--api-key KEY…(len=6)");
+    }
 }

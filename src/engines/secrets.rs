@@ -1,13 +1,403 @@
 //! WRD-SEC-*: vendor secret patterns and the entropy heuristic.
+//!
+//! This module owns *what a secret looks like*: the vendor regexes, the entropy
+//! heuristic, and the token-likeness test that keeps the heuristic quiet on package
+//! names and paths in launch arguments and URLs. It never decides whether a value is
+//! a reference or a placeholder (see [`super::refs`]), and every snippet it builds
+//! goes through [`redact_secret`].
 
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::redact::redact_secret;
+use super::text::shannon_entropy;
 use crate::model::EngineFinding;
+use crate::rules::RuleId;
 
-/// Vendor-pattern and entropy findings in one value. Snippets are redacted.
-pub fn scan_field(_value: &str) -> Vec<EngineFinding> {
-    Vec::new()
+/// Entropy threshold, minimum token length and alphanumeric share of the reference.
+pub(crate) const ENTROPY_THRESHOLD: f64 = 4.0;
+const ENTROPY_MIN_LEN: usize = 24;
+const ALNUM_DOMINANCE: f64 = 0.80;
+
+/// Vendor patterns, searched in this order (the reference's order, which fixes the
+/// order of findings for one value before sorting).
+///
+/// Beyond the reference: OpenAI project/service-account/admin keys and Anthropic keys
+/// (`sk-proj-…`, `sk-svcacct-…`, `sk-admin-…`, `sk-ant-…`) under WRD-SEC-OPENAI,
+/// fine-grained GitHub tokens (`github_pat_…`) under WRD-SEC-GITHUB, and encrypted /
+/// PGP private-key armour under WRD-SEC-PRIVKEY. The reference caught these only by
+/// entropy (high, not critical), or not at all.
+static VENDORS: LazyLock<Vec<(RuleId, Regex)>> = LazyLock::new(|| {
+    let table: [(RuleId, &str); 6] = [
+        (
+            RuleId::SecOpenai,
+            r"\bsk-(?:[A-Za-z0-9]{20,}\b|(?:proj|svcacct|admin|ant)-[A-Za-z0-9_-]{20,})",
+        ),
+        (
+            RuleId::SecGithub,
+            r"\bgh[pousr]_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}",
+        ),
+        (RuleId::SecAwsAkid, r"\bAKIA[0-9A-Z]{16}\b"),
+        (RuleId::SecSlack, r"\bxox[baprs]-[A-Za-z0-9-]{10,}\b"),
+        (
+            RuleId::SecPrivkey,
+            r"-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
+        ),
+        (
+            RuleId::SecJwt,
+            r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b",
+        ),
+    ];
+    table
+        .into_iter()
+        .map(|(rule, pat)| (rule, Regex::new(pat).expect("constant vendor pattern")))
+        .collect()
+});
+
+/// How strict the entropy heuristic is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entropy {
+    /// The reference heuristic, unchanged: header and env values.
+    Reference,
+    /// The reference heuristic AND [`looks_like_token`]: launch arguments and URL
+    /// parts, where package names and paths (`@modelcontextprotocol/server-github`,
+    /// `--allowed-directories=/home/alice/Documents`) clear 4.0 bits/char.
+    TokenLike,
+}
+
+/// One secret found in a value: its rule and where it sits.
+pub(crate) struct Hit {
+    pub rule: RuleId,
+    pub span: Range<usize>,
+}
+
+fn is_entropy_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '=' | '.' | '-')
+}
+
+fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
+    let mut out = Vec::new();
+    if value.is_empty() {
+        return out;
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (rule, re) in VENDORS.iter() {
+        for m in re.find_iter(value) {
+            seen.insert(m.as_str());
+            out.push(Hit {
+                rule: *rule,
+                span: m.range(),
+            });
+        }
+    }
+    let vendor_spans: Vec<Range<usize>> = out.iter().map(|h| h.span.clone()).collect();
+
+    // Candidate tokens: maximal runs of the reference's token alphabet (it splits on
+    // everything else). All runs are ASCII, so byte length is code-point length.
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_entropy_char(bytes[i] as char) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_entropy_char(bytes[i] as char) {
+            i += 1;
+        }
+        let token = &value[start..i];
+        if token.len() < ENTROPY_MIN_LEN || token.contains('.') {
+            continue;
+        }
+        // The reference skips a token that contains, or is contained in, a string
+        // already matched. Position overlap with a vendor match plus exact repeats
+        // give the same verdicts on real values in linear time.
+        if vendor_spans.iter().any(|s| s.start < i && start < s.end) || seen.contains(token) {
+            continue;
+        }
+        let alnum = token.bytes().filter(u8::is_ascii_alphanumeric).count();
+        if (alnum as f64) / (token.len() as f64) < ALNUM_DOMINANCE {
+            continue;
+        }
+        if shannon_entropy(token) < ENTROPY_THRESHOLD {
+            continue;
+        }
+        if mode == Entropy::TokenLike && !looks_like_token(token) {
+            continue;
+        }
+        seen.insert(token);
+        out.push(Hit {
+            rule: RuleId::SecEntropy,
+            span: start..i,
+        });
+    }
+    out
+}
+
+fn to_findings(value: &str, hits: Vec<Hit>) -> Vec<EngineFinding> {
+    hits.into_iter()
+        .map(|h| {
+            let raw = value.get(h.span).unwrap_or_default();
+            let message = if h.rule == RuleId::SecEntropy {
+                "WRD-SEC-ENTROPY: high-entropy token (possible secret)".to_string()
+            } else {
+                format!("{}: possible secret in field", h.rule.as_str())
+            };
+            EngineFinding {
+                rule: h.rule,
+                message,
+                snippet: redact_secret(raw),
+            }
+        })
+        .collect()
+}
+
+/// Vendor-pattern and entropy findings in one header or env value, exactly as the
+/// reference scans them. Vendor findings come first, then entropy. Snippets are
+/// redacted.
+pub fn scan_field(value: &str) -> Vec<EngineFinding> {
+    to_findings(value, hits(value, Entropy::Reference))
+}
+
+/// Like [`scan_field`], for launch arguments and URL parts: the entropy heuristic
+/// additionally requires [`looks_like_token`].
+pub fn scan_launch_text(value: &str) -> Vec<EngineFinding> {
+    to_findings(value, hits(value, Entropy::TokenLike))
 }
 
 /// True when the value contains a vendor-pattern secret (not entropy alone).
-pub fn has_vendor_secret(_value: &str) -> bool {
-    false
+pub fn has_vendor_secret(value: &str) -> bool {
+    VENDORS.iter().any(|(_, re)| re.is_match(value))
+}
+
+/// Byte ranges of every secret [`scan_launch_text`] would report, for in-place
+/// redaction of evidence snippets.
+pub(crate) fn secret_spans(value: &str) -> Vec<Range<usize>> {
+    let mut spans: Vec<Range<usize>> = hits(value, Entropy::TokenLike)
+        .into_iter()
+        .map(|h| h.span)
+        .collect();
+    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    spans
+}
+
+/// Replace every secret in `value` by its [`redact_secret`] form, keeping the rest:
+/// `pkg@ghp_…(len=40)` still says which package was meant.
+pub(crate) fn redact_in_place(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut at = 0;
+    for s in secret_spans(value) {
+        if s.start < at {
+            continue; // overlaps a span already redacted
+        }
+        out.push_str(value.get(at..s.start).unwrap_or_default());
+        out.push_str(&redact_secret(value.get(s.clone()).unwrap_or_default()));
+        at = s.end;
+    }
+    out.push_str(value.get(at..).unwrap_or_default());
+    out
+}
+
+/// Whether an alphanumeric piece reads as a word (or a number) rather than as
+/// random data: all digits, all lowercase, all uppercase, or word-cased letters
+/// (`AppData`, `getHTTPResponse`) — no lone lowercase letter between capitals and no
+/// capital run longer than six letters in the middle.
+fn is_wordy(piece: &str) -> bool {
+    if piece.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    if !piece.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return false; // letters mixed with digits: `aB3xK9`, `9f8e7d`
+    }
+    let b = piece.as_bytes();
+    let mut i = 0;
+    let mut first = true;
+    while i < b.len() {
+        let upper = b[i].is_ascii_uppercase();
+        let start = i;
+        while i < b.len() && b[i].is_ascii_uppercase() == upper {
+            i += 1;
+        }
+        let run = i - start;
+        let at_end = i == b.len();
+        if upper && run > 6 && !at_end && !first {
+            return false;
+        }
+        if !upper && run == 1 && !first && !at_end {
+            return false; // `SkZ`: a lone lowercase letter between capitals
+        }
+        first = false;
+    }
+    true
+}
+
+/// The token-likeness rule (documented in `docs/divergences-engines.md`): split the
+/// candidate at every non-alphanumeric character; it looks like a token when the
+/// pieces that do not read as words ([`is_wordy`]) add up to 16 or more characters.
+///
+/// `@modelcontextprotocol/server-sequential-thinking`, `/home/alice/AppData/npm` and
+/// `context7-mcp` are words; `aB3xK9mQ7pL2wR5tY8vN4jH6`, a base64 blob, a hex key or
+/// a UUID are not.
+pub(crate) fn looks_like_token(candidate: &str) -> bool {
+    let mut non_word = 0usize;
+    for piece in candidate.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if !piece.is_empty() && !is_wordy(piece) {
+            non_word += piece.len();
+        }
+    }
+    non_word >= 16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(v: &str) -> Vec<(String, String)> {
+        scan_field(v)
+            .into_iter()
+            .map(|f| (f.rule.as_str().to_string(), f.snippet))
+            .collect()
+    }
+
+    fn pair(r: &str, s: &str) -> (String, String) {
+        (r.to_string(), s.to_string())
+    }
+
+    // engines-reference §10.B, vectors 12–24.
+    #[test]
+    fn reference_vectors_10b() {
+        let f = scan_field("token sk-ABCDEFGHIJ1234567890XYZ");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, RuleId::SecOpenai);
+        assert_eq!(f[0].message, "WRD-SEC-OPENAI: possible secret in field");
+        assert_eq!(f[0].snippet, "sk-A…(len=26)");
+        assert_eq!(f[0].rule.severity().as_str(), "critical");
+
+        assert_eq!(
+            rules("AKIAIOSFODNN7EXAMPLE"),
+            [pair("WRD-SEC-AWS-AKID", "AKIA…(len=20)")]
+        );
+        let gh = format!("ghp_{}", "a".repeat(36));
+        assert_eq!(rules(&gh), [pair("WRD-SEC-GITHUB", "ghp_…(len=40)")]);
+        assert_eq!(
+            rules("-----BEGIN RSA PRIVATE KEY-----"),
+            [pair("WRD-SEC-PRIVKEY", "----…(len=31)")]
+        );
+        let jwt =
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4";
+        assert_eq!(rules(jwt), [pair("WRD-SEC-JWT", "eyJh…(len=83)")]);
+        assert_eq!(RuleId::SecJwt.severity().as_str(), "high");
+
+        let f = scan_field("Zk8sQpR2mWvX9bN4tLcH7jYdAe6gUf3Q");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, RuleId::SecEntropy);
+        assert_eq!(
+            f[0].message,
+            "WRD-SEC-ENTROPY: high-entropy token (possible secret)"
+        );
+        assert_eq!(f[0].snippet, "Zk8s…(len=32)");
+
+        assert!(
+            rules("this is a perfectly normal description of a tool that reads files").is_empty()
+        );
+        assert_eq!(
+            rules("sk-ABCDEFGHIJ1234567890KLMNOPQRST"),
+            [pair("WRD-SEC-OPENAI", "sk-A…(len=33)")]
+        );
+        let f = scan_field("key is sk-A1b2C3d4E5f6G7h8I9j0");
+        assert!(!f.is_empty());
+        for x in &f {
+            assert!(!x.snippet.contains("sk-A1b2C3d4E5f6G7h8I9j0"));
+            assert!(x.snippet.contains('…') && x.snippet.contains("(len="));
+        }
+        assert_eq!(
+            rules("xoxb-1234567890-abcdef"),
+            [pair("WRD-SEC-SLACK", "xoxb…(len=22)")]
+        );
+        assert_eq!(
+            rules("aB3xK9mQ7pL2wR5tY8vN4jH6"),
+            [pair("WRD-SEC-ENTROPY", "aB3x…(len=24)")]
+        );
+        assert!(rules("9f8e7d6c5b4a3e2d1c0b9a8f").is_empty());
+        assert!(scan_field("").is_empty());
+    }
+
+    #[test]
+    fn openai_project_key_is_vendor_unlike_reference() {
+        // Reference vector 24 reported only WRD-SEC-ENTROPY (high).
+        assert_eq!(
+            rules("sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+            [pair("WRD-SEC-OPENAI", "sk-p…(len=44)")]
+        );
+        assert_eq!(
+            rules("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz01"),
+            [pair("WRD-SEC-OPENAI", "sk-a…(len=41)")]
+        );
+        // A hyphenated word after `sk-` is not a key.
+        assert!(rules("sk-learn-compatible-models-here").is_empty());
+    }
+
+    #[test]
+    fn fine_grained_github_token_is_vendor_unlike_reference() {
+        let t = format!("github_pat_{}", "A1b2C3d4E5".repeat(4));
+        assert_eq!(rules(&t)[0].0, "WRD-SEC-GITHUB");
+        assert!(!has_vendor_secret("github_pat_short"));
+    }
+
+    #[test]
+    fn vendor_near_misses() {
+        assert!(rules("sk-short123").is_empty());
+        assert!(rules(&format!("ghp_{}", "a".repeat(35))).is_empty());
+        assert!(rules("AKIAIOSFODNN7EXAMPL").is_empty());
+        assert!(rules("xoxz-1234567890-abcdef").is_empty());
+        assert!(rules("-----BEGIN PUBLIC KEY-----").is_empty());
+        assert!(rules("eyJhbGci.eyJzdWIi.Sfl").is_empty());
+    }
+
+    #[test]
+    fn repeated_entropy_token_is_reported_once_like_reference() {
+        let v = "aB3xK9mQ7pL2wR5tY8vN4jH6 aB3xK9mQ7pL2wR5tY8vN4jH6";
+        assert_eq!(rules(v).len(), 1);
+    }
+
+    #[test]
+    fn launch_text_entropy_requires_token_shape() {
+        for benign in [
+            "@modelcontextprotocol/server-github",
+            "@modelcontextprotocol/server-sequential-thinking",
+            "C:/Users/alice/AppData/Roaming/npm/node_modules/server",
+            "--allowed-directories=/home/alice/Documents/work",
+        ] {
+            assert!(scan_launch_text(benign).is_empty(), "{benign}");
+        }
+        assert_eq!(
+            scan_launch_text("aB3xK9mQ7pL2wR5tY8vN4jH6")[0].rule,
+            RuleId::SecEntropy
+        );
+        assert_eq!(
+            scan_launch_text("--key=Zk8sQpR2mWvX9bN4tLcH7jYdAe6gUf3Q").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn token_likeness() {
+        assert!(!looks_like_token("server-sequential-thinking"));
+        assert!(!looks_like_token("modelcontextprotocol/server-everything"));
+        assert!(!looks_like_token("getHTTPResponseCodeFromServer"));
+        assert!(looks_like_token("4AAQSkZJRgABAQAAAQABAAD"));
+        assert!(looks_like_token("8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"));
+        assert!(looks_like_token("9f8e7d6c5b4a3e2d1c0b9a8f"));
+        assert!(!looks_like_token("context7-mcp"));
+    }
+
+    #[test]
+    fn redact_in_place_keeps_context() {
+        let gh = format!("pkg@ghp_{}", "A1b2C3d4E5f6".repeat(3));
+        assert_eq!(redact_in_place(&gh), "pkg@ghp_…(len=40)");
+        assert_eq!(redact_in_place("plain-words"), "plain-words");
+    }
 }

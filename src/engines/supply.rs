@@ -1,8 +1,657 @@
 //! WRD-SUP-*: supply-chain checks over a launch argv.
+//!
+//! This module owns the launcher grammars (which argument of `npx`, `uvx`,
+//! `pip install` and their relatives is the package, which are option values, and
+//! where the server's own arguments begin), the pin rules, and the
+//! remote-fetch-execute shape. Every snippet is built through
+//! [`super::mask::snippet_words`], so a credential on the launch line is redacted
+//! before it can reach a lock, JSONL or SARIF.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::mask::snippet_words;
+use super::shell::{split_words, Tok};
 use crate::model::EngineFinding;
+use crate::rules::RuleId;
 
-/// Findings for `command` + `args`. Snippets are redacted where they may carry a secret.
-pub fn check_launch(_command: &str, _args: &[String]) -> Vec<EngineFinding> {
-    Vec::new()
+/// How deep `sh -c "… sh -c '…'"` nesting is followed.
+const MAX_SCRIPT_DEPTH: usize = 4;
+/// The CURL-PIPE snippet keeps this many code points of the (redacted) command line.
+const CURL_SNIPPET_LEN: usize = 120;
+
+/// npm: pinned to a version or a registry digest (the reference's rule: `pkg@1`
+/// counts as pinned, `pkg@v1.2.3` does not).
+static NPM_PINNED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"@(\d[\w.\-+]*|sha\d+[:\-][0-9a-fA-F]+)$").expect("constant npm pin pattern")
+});
+/// Python: a git ref pinned to a full commit.
+static GIT_SHA40: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"@[0-9a-fA-F]{40}\b").expect("constant sha pattern"));
+/// uv's own exact-version syntax `pkg@1.2.3` (uv reads it as `pkg==1.2.3`).
+static UV_AT_VERSION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?@\d[\w.+!-]*$")
+        .expect("constant uv pin pattern")
+});
+static PIP_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^pip(\d+(\.\d+)?)?$").expect("constant pip pattern"));
+static PYTHON_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^python(\d+(\.\d+)?)?$").expect("constant python pattern"));
+/// The argument before a shell script: `-c`, `-lc`, `-ec` (sh family), `/c`, `/k`
+/// (cmd), `-Command` (PowerShell).
+static SCRIPT_FLAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(-[A-Za-z]*c[A-Za-z]*|/[cCkK]|-[Cc]ommand)$")
+        .expect("constant script flag pattern")
+});
+
+/// The command name of a word: last path component, lowercase, without a Windows
+/// launcher extension (`/usr/local/bin/npx`, `npx.cmd`, `C:\…\npx.exe` → `npx`).
+fn command_name(word: &str) -> String {
+    let base = word
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(word)
+        .to_lowercase();
+    for ext in [".exe", ".cmd", ".bat", ".ps1"] {
+        if let Some(stem) = base.strip_suffix(ext) {
+            return stem.to_string();
+        }
+    }
+    base
+}
+
+fn is_local_path(t: &str) -> bool {
+    let b = t.as_bytes();
+    t.starts_with("./")
+        || t.starts_with("../")
+        || t.starts_with('/')
+        || t.starts_with('~')
+        || t.starts_with("file:")
+        || t == "."
+        || t.starts_with(".\\")
+        || t.starts_with("..\\")
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'\\' | b'/'))
+}
+
+fn is_latest(t: &str) -> bool {
+    t.ends_with("@latest") || t.ends_with("==latest")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Npm,
+    /// uvx / uv tool run: `pkg@1.2.3` is an exact pin.
+    Uv,
+    /// pipx run, uv run --with.
+    Pipx,
+    Pip,
+}
+
+struct Launch<'a> {
+    family: Family,
+    /// As the user would say it: `npx`, `pnpm dlx`, `uv tool run`.
+    label: &'static str,
+    specs: Vec<&'a str>,
+}
+
+/// Options that take a value, per family. Everything else that starts with `-` is a
+/// boolean switch.
+const NPM_VALUE_FLAGS: &[&str] = &[
+    "--registry",
+    "--cache",
+    "--userconfig",
+    "--globalconfig",
+    "--prefix",
+    "-w",
+    "--workspace",
+    "--node-options",
+    "--loglevel",
+    "--shell",
+    "--script-shell",
+    "--include",
+    "--omit",
+    "--before",
+    "--scope",
+    "--tag",
+];
+const UV_VALUE_FLAGS: &[&str] = &[
+    "-p",
+    "--python",
+    "--index",
+    "--index-url",
+    "--extra-index-url",
+    "--default-index",
+    "-f",
+    "--find-links",
+    "--directory",
+    "--project",
+    "--config-file",
+    "--cache-dir",
+    "--color",
+    "--python-preference",
+    "--resolution",
+    "--prerelease",
+    "--exclude-newer",
+    "--index-strategy",
+    "--keyring-provider",
+    "--link-mode",
+    "--refresh-package",
+    "--reinstall-package",
+    "-P",
+    "--upgrade-package",
+    "-C",
+    "--config-setting",
+    "--no-build-package",
+    "--no-binary-package",
+    "--env-file",
+    "--allow-insecure-host",
+    "--with-requirements",
+    "--constraints",
+    "--overrides",
+    "--build-constraints",
+    "--script",
+    "--package",
+    "--group",
+    "--extra",
+];
+const PIPX_VALUE_FLAGS: &[&str] = &[
+    "--python",
+    "--pip-args",
+    "--index-url",
+    "--backend",
+    "--path",
+];
+const PIP_GLOBAL_VALUE_FLAGS: &[&str] = &[
+    "--proxy",
+    "--cache-dir",
+    "--log",
+    "--python",
+    "--retries",
+    "--timeout",
+    "--exists-action",
+    "--cert",
+    "--client-cert",
+    "--use-feature",
+    "--use-deprecated",
+    "--trusted-host",
+    "--progress-bar",
+];
+const PIP_INSTALL_VALUE_FLAGS: &[&str] = &[
+    "-r",
+    "--requirement",
+    "-c",
+    "--constraint",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "-t",
+    "--target",
+    "--prefix",
+    "--root",
+    "--src",
+    "--platform",
+    "--python-version",
+    "--implementation",
+    "--abi",
+    "--only-binary",
+    "--no-binary",
+    "--upgrade-strategy",
+    "-C",
+    "--config-settings",
+    "--global-option",
+    "--report",
+    "--root-user-action",
+];
+
+/// Walk options from `start`: returns the index of the first positional (after `--`
+/// if one ends the options) and calls `on_flag(flag, value)` for each option, where a
+/// value-taking flag gets its inline (`--x=v`) or following value.
+fn walk_options<'a>(
+    argv: &'a [String],
+    start: usize,
+    value_flags: &[&str],
+    mut on_flag: impl FnMut(&str, Option<&'a str>),
+) -> Option<usize> {
+    let mut j = start;
+    while j < argv.len() {
+        let a = argv[j].as_str();
+        if a == "--" {
+            return (j + 1 < argv.len()).then_some(j + 1);
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            let (flag, inline) = match a.split_once('=') {
+                Some((f, v)) => (f, Some(v)),
+                None => (a, None),
+            };
+            if value_flags.contains(&flag) {
+                let value = match inline {
+                    Some(v) => Some(v),
+                    None => {
+                        j += 1;
+                        argv.get(j).map(String::as_str)
+                    }
+                };
+                on_flag(flag, value);
+            } else {
+                on_flag(flag, inline);
+            }
+            j += 1;
+            continue;
+        }
+        return Some(j);
+    }
+    None
+}
+
+/// `npx [opts] <pkg> [server args…]`, `npx -p <pkg>… <cmd>`, `npx -c '<cmd>'`.
+fn npm_specs(argv: &[String], start: usize) -> Vec<&str> {
+    let mut flags: Vec<&str> = NPM_VALUE_FLAGS.to_vec();
+    flags.extend(["-p", "--package", "-c", "--call"]);
+    let mut packages = Vec::new();
+    let mut call = false;
+    let first = walk_options(argv, start, &flags, |flag, value| match flag {
+        "-p" | "--package" => packages.extend(value),
+        "-c" | "--call" => call = true,
+        _ => {}
+    });
+    if !packages.is_empty() {
+        packages // the positional is the command to run, not a package
+    } else if call {
+        Vec::new()
+    } else {
+        first.map(|i| vec![argv[i].as_str()]).unwrap_or_default()
+    }
+}
+
+/// `uvx [opts] <pkg> [args…]`, `uvx --from <spec> <cmd>`, plus `--with` extras.
+fn uv_specs(argv: &[String], start: usize) -> Vec<&str> {
+    let mut flags: Vec<&str> = UV_VALUE_FLAGS.to_vec();
+    flags.extend(["--from", "--with", "--with-editable"]);
+    let mut from = None;
+    let mut extras = Vec::new();
+    let first = walk_options(argv, start, &flags, |flag, value| match flag {
+        "--from" => from = value,
+        "--with" | "--with-editable" => extras.extend(value.into_iter().flat_map(|v| v.split(','))),
+        _ => {}
+    });
+    let mut specs: Vec<&str> = match from {
+        Some(f) => vec![f],
+        None => first.map(|i| vec![argv[i].as_str()]).unwrap_or_default(),
+    };
+    specs.extend(extras.into_iter().filter(|s| !s.is_empty()));
+    specs
+}
+
+/// `uv run --with <pkg> …`: only the `--with` packages are fetched.
+fn uv_run_specs(argv: &[String], start: usize) -> Vec<&str> {
+    let mut flags: Vec<&str> = UV_VALUE_FLAGS.to_vec();
+    flags.extend(["--with", "--with-editable", "--from"]);
+    let mut extras = Vec::new();
+    walk_options(argv, start, &flags, |flag, value| {
+        if flag == "--with" || flag == "--with-editable" {
+            extras.extend(value.into_iter().flat_map(|v| v.split(',')));
+        }
+    });
+    extras.into_iter().filter(|s| !s.is_empty()).collect()
+}
+
+/// `pipx run [--spec <spec>] <app> [args…]`.
+fn pipx_specs(argv: &[String], start: usize) -> Vec<&str> {
+    let mut flags: Vec<&str> = PIPX_VALUE_FLAGS.to_vec();
+    flags.push("--spec");
+    let mut spec = None;
+    let first = walk_options(argv, start, &flags, |flag, value| {
+        if flag == "--spec" {
+            spec = value;
+        }
+    });
+    match spec {
+        Some(s) => vec![s],
+        None => first.map(|i| vec![argv[i].as_str()]).unwrap_or_default(),
+    }
+}
+
+/// `pip [global opts] install [opts] <spec>…`.
+fn pip_specs(argv: &[String], start: usize) -> Vec<&str> {
+    let Some(sub) = walk_options(argv, start, PIP_GLOBAL_VALUE_FLAGS, |_, _| {}) else {
+        return Vec::new();
+    };
+    if argv[sub] != "install" {
+        return Vec::new();
+    }
+    let mut flags: Vec<&str> = PIP_INSTALL_VALUE_FLAGS.to_vec();
+    flags.extend(PIP_GLOBAL_VALUE_FLAGS);
+    flags.extend(["-e", "--editable"]);
+    let mut specs = Vec::new();
+    let mut j = sub + 1;
+    let mut options_done = false;
+    while j < argv.len() {
+        let a = argv[j].as_str();
+        if !options_done && a == "--" {
+            options_done = true;
+        } else if !options_done && a.starts_with('-') && a.len() > 1 {
+            let (flag, inline) = a.split_once('=').map_or((a, None), |(f, v)| (f, Some(v)));
+            if flags.contains(&flag) {
+                let value = inline.or_else(|| {
+                    j += 1;
+                    argv.get(j).map(String::as_str)
+                });
+                if matches!(flag, "-e" | "--editable") {
+                    specs.extend(value);
+                }
+            }
+        } else {
+            specs.push(a);
+        }
+        j += 1;
+    }
+    specs
+}
+
+/// Every package launch in one simple command.
+fn launches(argv: &[String]) -> Vec<Launch<'_>> {
+    let mut out = Vec::new();
+    let word = |i: usize| argv.get(i).map(|s| command_name(s)).unwrap_or_default();
+    for i in 0..argv.len() {
+        let name = command_name(&argv[i]);
+        let next = word(i + 1);
+        let (family, label, specs) = match name.as_str() {
+            "npx" => (Family::Npm, "npx", npm_specs(argv, i + 1)),
+            "bunx" => (Family::Npm, "bunx", npm_specs(argv, i + 1)),
+            "pnpx" => (Family::Npm, "pnpx", npm_specs(argv, i + 1)),
+            "npm" if next == "exec" || next == "x" => {
+                (Family::Npm, "npm exec", npm_specs(argv, i + 2))
+            }
+            "pnpm" if next == "dlx" => (Family::Npm, "pnpm dlx", npm_specs(argv, i + 2)),
+            "yarn" if next == "dlx" => (Family::Npm, "yarn dlx", npm_specs(argv, i + 2)),
+            "bun" if next == "x" => (Family::Npm, "bun x", npm_specs(argv, i + 2)),
+            "uvx" => (Family::Uv, "uvx", uv_specs(argv, i + 1)),
+            "uv" if next == "tool" && word(i + 2) == "run" => {
+                (Family::Uv, "uv tool run", uv_specs(argv, i + 3))
+            }
+            "uv" if next == "run" => (Family::Pipx, "uv run --with", uv_run_specs(argv, i + 2)),
+            "pipx" if next == "run" => (Family::Pipx, "pipx run", pipx_specs(argv, i + 2)),
+            n if PIP_NAME.is_match(n) => (Family::Pip, "pip", pip_specs(argv, i + 1)),
+            _ => continue,
+        };
+        if !specs.is_empty() {
+            out.push(Launch {
+                family,
+                label,
+                specs,
+            });
+        }
+    }
+    out
+}
+
+fn py_pinned(spec: &str, argv: &[String], family: Family) -> bool {
+    argv.iter().any(|a| a == "--require-hashes")
+        || spec.contains("==")
+        || GIT_SHA40.is_match(spec)
+        || (family == Family::Uv && UV_AT_VERSION.is_match(spec))
+}
+
+fn spec_snippet(spec: &str) -> String {
+    snippet_words(&[spec]).pop().unwrap_or_default()
+}
+
+fn check_packages(argv: &[String], out: &mut Vec<EngineFinding>) {
+    for launch in launches(argv) {
+        for spec in launch.specs {
+            if spec.is_empty() || is_local_path(spec) {
+                continue;
+            }
+            let (rule, message) = if is_latest(spec) {
+                let fam = match launch.family {
+                    Family::Pip => "pip",
+                    _ => launch.label,
+                };
+                (
+                    RuleId::SupLatestTag,
+                    format!("Explicit floating 'latest' tag in {fam} spec"),
+                )
+            } else {
+                match launch.family {
+                    Family::Npm if !NPM_PINNED.is_match(spec) => (
+                        RuleId::SupNpxUnpinned,
+                        format!("Unpinned {} package (resolves latest at run)", launch.label),
+                    ),
+                    Family::Uv | Family::Pipx if !py_pinned(spec, argv, launch.family) => (
+                        RuleId::SupUvxUnpinned,
+                        format!("Unpinned {} package (mutable upstream)", launch.label),
+                    ),
+                    Family::Pip if !py_pinned(spec, argv, launch.family) => (
+                        RuleId::SupPipUnpinned,
+                        "Unpinned pip install target (mutable dependency)".to_string(),
+                    ),
+                    _ => continue,
+                }
+            };
+            out.push(EngineFinding {
+                rule,
+                message,
+                snippet: spec_snippet(spec),
+            });
+        }
+    }
+}
+
+/// Indices of arguments that a shell will run as a script.
+fn is_script_arg(argv: &[String], i: usize) -> bool {
+    i >= 1 && SCRIPT_FLAG.is_match(&argv[i - 1])
+}
+
+/// Simple commands of a script, split at every control operator.
+fn simple_commands(script: &str) -> Vec<Vec<String>> {
+    let mut out = vec![Vec::new()];
+    for t in split_words(script) {
+        match t {
+            Tok::Word(w) => {
+                if let Some(last) = out.last_mut() {
+                    last.push(w);
+                }
+            }
+            Tok::Op(_) => out.push(Vec::new()),
+        }
+    }
+    out.retain(|c| !c.is_empty());
+    out
+}
+
+fn check_packages_deep(argv: &[String], depth: usize, out: &mut Vec<EngineFinding>) {
+    check_packages(argv, out);
+    if depth >= MAX_SCRIPT_DEPTH {
+        return;
+    }
+    for i in 0..argv.len() {
+        if is_script_arg(argv, i) {
+            for cmd in simple_commands(&argv[i]) {
+                check_packages_deep(&cmd, depth + 1, out);
+            }
+        }
+    }
+}
+
+fn is_fetch(name: &str) -> bool {
+    matches!(
+        name,
+        "curl" | "wget" | "fetch" | "iwr" | "irm" | "invoke-webrequest" | "invoke-restmethod"
+    )
+}
+
+fn is_interpreter(name: &str) -> bool {
+    matches!(
+        name,
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "ash"
+            | "fish"
+            | "node"
+            | "nodejs"
+            | "perl"
+            | "ruby"
+            | "php"
+            | "pwsh"
+            | "powershell"
+            | "iex"
+            | "invoke-expression"
+    ) || PYTHON_NAME.is_match(name)
+}
+
+/// The command a simple command runs: past env assignments, `sudo`/`env`/`exec`…
+/// wrappers and their options.
+fn command_of(words: &[String]) -> Option<String> {
+    const WRAPPERS: &[&str] = &[
+        "sudo", "doas", "env", "exec", "command", "nohup", "time", "nice", "stdbuf",
+    ];
+    const SUDO_VALUE: &[&str] = &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"];
+    let mut i = 0;
+    let mut after_wrapper = false;
+    while i < words.len() {
+        let w = words[i].as_str();
+        let name = command_name(w);
+        if (!after_wrapper || !w.starts_with('-')) && w.contains('=') && !w.starts_with('-') {
+            i += 1; // VAR=value
+        } else if WRAPPERS.contains(&name.as_str()) {
+            after_wrapper = true;
+            i += 1;
+        } else if after_wrapper && w.starts_with('-') {
+            i += if SUDO_VALUE.contains(&w) { 2 } else { 1 };
+        } else {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// Token stream of the launch line: script arguments are split into shell words and
+/// operators; other arguments are words (an argument that is exactly an operator
+/// counts as one, as the reference's joined command line did).
+fn launch_tokens(argv: &[String]) -> Vec<Tok> {
+    let mut out = Vec::new();
+    for (i, a) in argv.iter().enumerate() {
+        if is_script_arg(argv, i) {
+            // A script is its own command line. Only a script that *starts* with a
+            // substitution (`bash -c '$(curl …)'`) runs that substitution's output
+            // as a command, so only then does the outer shell stay the consumer.
+            let t = a.trim_start();
+            if !(t.starts_with("$(") || t.starts_with('`')) {
+                out.push(Tok::Op(";"));
+            }
+            out.extend(split_words(a));
+            out.push(Tok::Op(";"));
+        } else {
+            match a.as_str() {
+                "|" => out.push(Tok::Op("|")),
+                "||" => out.push(Tok::Op("||")),
+                "&&" => out.push(Tok::Op("&&")),
+                ";" => out.push(Tok::Op(";")),
+                _ => out.push(Tok::Word(a.clone())),
+            }
+        }
+    }
+    out
+}
+
+/// `fetch … | interpreter` within one pipeline, or an interpreter / `eval` /
+/// `source` whose input is a command substitution that fetches
+/// (`bash -c "$(curl …)"`, `bash <(curl …)`).
+fn fetch_execute(tokens: &[Tok], consumer: Option<&str>, depth: usize) -> bool {
+    let mut stage: Vec<String> = Vec::new();
+    let mut fetched = false;
+    // The command that consumes the next substitution, if it can execute code.
+    let mut pending: Option<String> = consumer.map(str::to_string);
+    let eval_like = |n: &str| is_interpreter(n) || matches!(n, "eval" | "source" | ".");
+    for t in tokens.iter().chain(std::iter::once(&Tok::Op(";"))) {
+        match t {
+            Tok::Word(w) => {
+                if depth < MAX_SCRIPT_DEPTH
+                    && (w.contains("$(") || w.contains('`') || w.contains("<("))
+                {
+                    let outer = command_of(&stage);
+                    if fetch_execute(&split_words(w), outer.as_deref(), depth + 1) {
+                        return true;
+                    }
+                }
+                stage.push(w.clone());
+            }
+            Tok::Op(op) => {
+                let cmd = command_of(&stage);
+                if let Some(c) = cmd.as_deref() {
+                    if fetched && is_interpreter(c) {
+                        return true;
+                    }
+                    if is_fetch(c) && pending.as_deref().is_some_and(eval_like) {
+                        return true;
+                    }
+                }
+                match *op {
+                    "|" => fetched |= cmd.as_deref().is_some_and(is_fetch),
+                    "$(" | "<(" | "`" | "(" => {
+                        fetched = false;
+                        pending = cmd.or(pending.take());
+                    }
+                    _ => {
+                        fetched = false;
+                        pending = None;
+                    }
+                }
+                stage.clear();
+            }
+        }
+    }
+    false
+}
+
+/// The command line as evidence: script arguments split into words, every
+/// credential-shaped word redacted, capped at 120 code points.
+fn launch_snippet(argv: &[String]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for (i, a) in argv.iter().enumerate() {
+        if is_script_arg(argv, i) || a.chars().any(char::is_whitespace) {
+            for t in split_words(a) {
+                match t {
+                    Tok::Word(w) => words.push(w),
+                    Tok::Op(op) => words.push(op.to_string()),
+                }
+            }
+        } else {
+            words.push(a.clone());
+        }
+    }
+    snippet_words(&words)
+        .join(" ")
+        .chars()
+        .take(CURL_SNIPPET_LEN)
+        .collect()
+}
+
+/// Findings for `command` + `args`, sorted by (rule id, snippet). Snippets are
+/// redacted where they may carry a secret.
+pub fn check_launch(command: &str, args: &[String]) -> Vec<EngineFinding> {
+    let mut argv = Vec::with_capacity(args.len() + 1);
+    argv.push(command.to_string());
+    argv.extend(args.iter().cloned());
+    let mut out = Vec::new();
+    if fetch_execute(&launch_tokens(&argv), None, 0) {
+        out.push(EngineFinding {
+            rule: RuleId::SupCurlPipe,
+            message: "Launch reconstructs a remote-fetch-execute (curl|sh / wget|sh) shape"
+                .to_string(),
+            snippet: launch_snippet(&argv),
+        });
+    }
+    check_packages_deep(&argv, 0, &mut out);
+    out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
+    out
 }

@@ -1,19 +1,16 @@
 //! Command runners: resolve options, run, render, and return the exit code.
 //! `main` maps the code to the process status; nothing deeper exits.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
 
 use super::diag::Diag;
-use super::doctor::{self, DoctorOptions, Scan};
-use crate::cli::{DoctorArgs, Platform, SandboxArgs};
+use super::doctor::{self, DoctorOptions, Scan, ScanMode};
+use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
-
-/// Terminal width used when stdout is not a terminal or the width is unknown.
-const DEFAULT_WIDTH: usize = 100;
 
 /// `mcp-warden doctor`.
 pub fn doctor(args: DoctorArgs) -> u8 {
@@ -45,6 +42,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         },
         cwd: cwd.clone(),
         sandbox_policy: sandbox_policy(args.sandbox),
+        mode: ScanMode::Doctor,
     };
     let mut report = match doctor::scan(&opts, &mut diag) {
         Scan::Report(report) => report,
@@ -74,7 +72,23 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         }
         Ok(()) => {}
     }
+    report_resources(&mut diag);
     doctor::exit_code(&report, false)
+}
+
+/// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
+/// of this process and of the (reaped) parser child, for `benches/run.sh`.
+fn report_resources(diag: &mut Diag) {
+    if std::env::var_os("MCP_WARDEN_RESOURCE_REPORT").is_none_or(|v| v != "1") {
+        return;
+    }
+    use nix::sys::resource::{getrusage, UsageWho};
+    let kib = |who| getrusage(who).map(|u| u.max_rss()).unwrap_or(-1);
+    diag.raw(&format!(
+        "resources: parent_max_rss_kib={} child_max_rss_kib={}",
+        kib(UsageWho::RUSAGE_SELF),
+        kib(UsageWho::RUSAGE_CHILDREN)
+    ));
 }
 
 fn write_report(
@@ -104,12 +118,59 @@ fn write_report(
     if args.json {
         render::jsonl::render(report, out)
     } else {
-        let style = render::text::TextStyle {
-            color: use_color(),
-            width: terminal_width(),
-        };
-        render::text::render(report, out, style)
+        render::text::render(report, out, render::text::TextStyle::for_stdout())
     }
+}
+
+/// `mcp-warden auth audit CONFIG...`: the same sandboxed loading as doctor's
+/// `--config`, the auth engine alone. 0 clean, 1 findings, 2 unreadable.
+pub fn auth_audit(args: AuthAuditArgs) -> u8 {
+    let mut diag = Diag::stderr();
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            diag.error(&format!("cannot determine the current directory: {e}"));
+            return 2;
+        }
+    };
+    let home = home_dir().unwrap_or_else(|| cwd.clone());
+    let opts = DoctorOptions {
+        configs: args.configs.clone(),
+        discover: false,
+        platform: Platform::host(),
+        home,
+        appdata: None,
+        cwd: cwd.clone(),
+        sandbox_policy: sandbox_policy(args.sandbox),
+        mode: ScanMode::AuthAudit,
+    };
+    let report = match doctor::scan(&opts, &mut diag) {
+        Scan::Report(report) => report,
+        Scan::Failed => return 2,
+    };
+    if let Some(path) = &args.sarif {
+        let sarif = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        if let Err(e) = std::fs::write(path, sarif) {
+            diag.error(&format!("cannot write SARIF {}: {e}", path.display()));
+            return 2;
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let written = if args.json {
+        render::jsonl::render(&report, &mut out)
+    } else {
+        render::audit::render(&report, args.configs.len(), &mut out)
+    }
+    .and_then(|()| out.flush());
+    if let Err(e) = written {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            diag.error(&format!("cannot write the report: {e}"));
+            return 2;
+        }
+    }
+    doctor::exit_code(&report, false)
 }
 
 /// `mcp-warden sandbox status`.
@@ -152,17 +213,4 @@ fn absolute(cwd: &Path, path: &Path) -> PathBuf {
     } else {
         cwd.join(path)
     }
-}
-
-/// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
-fn use_color() -> bool {
-    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse::<usize>().ok())
-        .filter(|w| *w >= 40)
-        .unwrap_or(DEFAULT_WIDTH)
 }

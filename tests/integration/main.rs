@@ -3,6 +3,7 @@
 
 mod util;
 
+mod audit;
 mod discovery;
 mod hostile;
 mod locks;

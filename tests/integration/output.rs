@@ -56,7 +56,10 @@ fn hostile_server_names_are_neutralised_on_every_channel() {
             ("jsonl", jsonl.all()),
             ("sarif", sarif_text),
         ] {
-            assert!(!out.contains(ch), "{ch:?} reached {channel}");
+            // Newlines legitimately end lines; for them the forged-line check below is the test.
+            if ch != "\n" {
+                assert!(!out.contains(ch), "{ch:?} reached {channel}");
+            }
             assert!(
                 out.contains('\u{fffd}'),
                 "no U+FFFD on {channel} for {ch:?}"

@@ -1,0 +1,181 @@
+//! The child side: sanitize, confine, greet, read the request, run the handler, end.
+//!
+//! The child trusts its parent (the parent created it and chose its descriptors) and
+//! distrusts its input. Nothing here reads a byte of input before [`confine`] returned.
+//! Every failure ends the process through [`finish`]: one line on stderr, a non-zero
+//! `_exit`, never a silent continuation.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Write;
+
+use nix::unistd::{self, Pid};
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::frame::{self, ChildFrame, PROTOCOL_VERSION};
+use crate::sys::{self, FIRST_FILE_FD};
+use crate::{Confinement, SandboxError};
+
+/// The only extra argument the parent may add: build the seccomp filter in log mode.
+pub(crate) const SECCOMP_LOG_FLAG: &str = "--seccomp-log";
+
+/// Most descriptors that can be handed over (keeps the fd scan and RLIMIT_NOFILE small).
+pub(crate) const MAX_FILES: usize = 512;
+
+/// Largest request frame the child accepts.
+const MAX_REQUEST_LEN: u32 = 64 << 20;
+
+/// Exit status of a panicking child (as with Rust's default, but without a backtrace).
+pub(crate) const PANIC_EXIT: i32 = 101;
+
+/// What the first statements established.
+pub(crate) struct Start {
+    files: usize,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    parent: Pid,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    seccomp_log: bool,
+    /// Non-flag arguments after `argv[1]` (the probe name of a selftest child).
+    pub(crate) positional: Vec<OsString>,
+}
+
+/// The first statements of the child, before anything else:
+/// a panic hook that cannot turn into SIGSYS, the descriptor table reduced to the fixed
+/// layout, an empty environment, and the parent's pid recorded.
+pub(crate) fn start() -> Result<Start, SandboxError> {
+    // A panic writes one fixed line and `_exit(101)`s. The default hook could capture a
+    // backtrace (getcwd, readlink, openat on /proc/self/maps: SIGSYS under the filter).
+    std::panic::set_hook(Box::new(|info| {
+        sys::write_stderr(b"mcp-warden child: panicked");
+        if let Some(loc) = info.location() {
+            sys::write_stderr(format!(" at {}:{}", loc.file(), loc.line()).as_bytes());
+        }
+        sys::write_stderr(b"\n");
+        sys::exit_now(PANIC_EXIT);
+    }));
+
+    // The parent placed the files at 5, 6, … without gaps and marked everything above
+    // close-on-exec; count them, then close anything above (runtime leftovers included).
+    let files = (0..MAX_FILES)
+        .take_while(|&i| i32::try_from(i).is_ok_and(|i| sys::fd_is_open(FIRST_FILE_FD + i)))
+        .count();
+    let first_closed = FIRST_FILE_FD
+        + i32::try_from(files).map_err(|_| SandboxError::confine("close_range", "fd count"))?;
+    sys::close_fds_from(first_closed).map_err(|e| SandboxError::confine("close_range", e))?;
+
+    // The parent used env_clear; clear again so no variable (RUST_BACKTRACE, MALLOC_*,
+    // GLIBC_TUNABLES, LD_*) can matter even if a future caller forgets. Single-threaded.
+    for (key, _) in std::env::vars_os() {
+        std::env::remove_var(key);
+    }
+
+    let mut seccomp_log = false;
+    let mut positional = Vec::new();
+    for arg in std::env::args_os().skip(2) {
+        if arg == SECCOMP_LOG_FLAG {
+            seccomp_log = true;
+        } else if arg.to_string_lossy().starts_with('-') {
+            return Err(SandboxError::confine(
+                "argument check",
+                format!("unknown flag {}", arg.to_string_lossy()),
+            ));
+        } else {
+            positional.push(arg);
+        }
+    }
+    Ok(Start {
+        files,
+        parent: unistd::getppid(),
+        seccomp_log,
+        positional,
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn confine(start: &Start) -> Result<Confinement, SandboxError> {
+    let highest_fd = FIRST_FILE_FD - 1
+        + i32::try_from(start.files).map_err(|_| SandboxError::confine("rlimits", "fd count"))?;
+    crate::confine::apply(&crate::confine::Options {
+        highest_fd,
+        parent: start.parent,
+        seccomp_log: start.seccomp_log,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine(_start: &Start) -> Result<Confinement, SandboxError> {
+    // No kernel sandbox exists here: the child is only a separate process. The parent's
+    // policy refuses this unless the user allows a weak sandbox.
+    Ok(Confinement::none())
+}
+
+/// Sends payload messages from the child to the parent.
+///
+/// Writes are blocking: the parent drains the pipe concurrently, and a parent that
+/// stopped reading has killed us or will at its deadline.
+pub struct Sender {
+    out: File,
+    count: u64,
+}
+
+impl Sender {
+    /// Sends one message as one frame.
+    ///
+    /// # Errors
+    /// The message cannot be encoded, or the report pipe is closed.
+    pub fn send<M: Serialize>(&mut self, message: &M) -> Result<(), SandboxError> {
+        self.write(&ChildFrame::Message(message))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    fn write<M: Serialize>(&mut self, frame: &ChildFrame<M>) -> Result<(), SandboxError> {
+        let bytes = frame::encode(frame)?;
+        self.out
+            .write_all(&bytes)
+            .map_err(SandboxError::child_io("write to the report pipe"))
+    }
+}
+
+/// Confines, greets, reads the request and runs `handle`; the common body of the parser
+/// child and of the selftest probes.
+pub(crate) fn run<Req, F>(start: Start, handle: F) -> Result<(), SandboxError>
+where
+    Req: DeserializeOwned,
+    F: FnOnce(Req, Vec<File>, &mut Sender) -> Result<(), SandboxError>,
+{
+    // Taking ownership only checks the descriptors are open (fcntl, not on the allow-list).
+    let fds = sys::adopt_child_fds(start.files)
+        .map_err(|e| SandboxError::confine("descriptor layout", e))?;
+    let confinement = confine(&start)?;
+    let mut sender = Sender {
+        out: File::from(fds.report),
+        count: 0,
+    };
+    sender.write(&ChildFrame::<()>::Hello {
+        version: PROTOCOL_VERSION,
+        confinement,
+    })?;
+
+    // The parent sends the request only after it accepted the hello.
+    let mut request_pipe = File::from(fds.request);
+    let request: Req = frame::read_frame(&mut request_pipe, MAX_REQUEST_LEN)?
+        .ok_or_else(|| SandboxError::Protocol("the parent sent no request".into()))?;
+    drop(request_pipe);
+
+    let files = fds.files.into_iter().map(File::from).collect();
+    handle(request, files, &mut sender)?;
+    let count = sender.count;
+    sender.write(&ChildFrame::<()>::End { count })
+}
+
+/// Ends the child: status 0, or one line on stderr and status 1.
+pub(crate) fn finish(result: Result<(), SandboxError>) -> ! {
+    match result {
+        Ok(()) => sys::exit_now(0),
+        Err(e) => {
+            sys::write_stderr(format!("mcp-warden child: {e}\n").as_bytes());
+            sys::exit_now(1)
+        }
+    }
+}

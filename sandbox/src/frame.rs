@@ -1,0 +1,268 @@
+//! The wire codec: the only module that knows the byte format, so it can be swapped here.
+//!
+//! A frame is a `u32` little-endian payload length followed by a bincode 2.0.1 payload
+//! (`bincode::serde`, standard config: varints, little endian). The receiver
+//!
+//! 1. checks the announced length against its limit **before** allocating anything
+//!    ([`FrameReader`], [`read_frame`]);
+//! 2. decodes with `with_limit::<DECODE_LIMIT>()`, because bincode without a limit lets a
+//!    9-byte frame claiming a 2^40-byte string abort the parent (measured);
+//! 3. rejects a payload the decoder did not consume entirely (`used != len`).
+//!
+//! Unknown enum variants are rejected by the decoder. The limit does not cover
+//! zero-sized element types (a `Vec<()>` of 2^40 elements decodes for minutes), so wire
+//! types must never contain sequences of zero-sized types; the envelope below has none,
+//! and the caller's message types must not either.
+
+use std::io::Read;
+
+use bincode::config::{self, Config};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::{Confinement, SandboxError};
+
+/// Protocol version in the child's hello; bumped whenever the frame envelope or its
+/// meaning changes.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Most in-memory bytes one decode may claim (bincode counts decoded sizes, e.g. 8 bytes
+/// per length prefix, so this is several times a frame's wire length).
+const DECODE_LIMIT: usize = 128 << 20;
+
+/// Bytes of the length prefix.
+pub(crate) const HEADER_LEN: usize = 4;
+
+fn wire_config() -> impl Config {
+    config::standard().with_limit::<DECODE_LIMIT>()
+}
+
+/// Everything the child sends, in order: one `Hello`, any number of `Message`s, one `End`.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum ChildFrame<M> {
+    /// Sent after confinement, before the request is read.
+    Hello {
+        version: u32,
+        confinement: Confinement,
+    },
+    Message(M),
+    /// The number of `Message` frames sent; the parent checks it.
+    End {
+        count: u64,
+    },
+}
+
+/// Encodes `value` as one complete frame (prefix included).
+pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, SandboxError> {
+    let payload = bincode::serde::encode_to_vec(value, config::standard())
+        .map_err(|e| SandboxError::Encode(e.to_string()))?;
+    let len = u32::try_from(payload.len())
+        .map_err(|_| SandboxError::Encode(format!("{} bytes exceed a frame", payload.len())))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// Decodes one payload (prefix already removed); the whole payload must be consumed.
+pub(crate) fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, SandboxError> {
+    let (value, used) = bincode::serde::decode_from_slice::<T, _>(payload, wire_config())
+        .map_err(|e| SandboxError::BadFrame(e.to_string()))?;
+    if used != payload.len() {
+        return Err(SandboxError::BadFrame(format!(
+            "{} trailing bytes after a {used}-byte value",
+            payload.len() - used
+        )));
+    }
+    Ok(value)
+}
+
+/// Checks an announced payload length against `max` before anything is allocated.
+fn checked_len(header: [u8; HEADER_LEN], max: u32) -> Result<usize, SandboxError> {
+    let len = u32::from_le_bytes(header);
+    if len > max {
+        return Err(SandboxError::FrameTooLarge {
+            len: u64::from(len),
+            max: u64::from(max),
+        });
+    }
+    usize::try_from(len).map_err(|_| SandboxError::FrameTooLarge {
+        len: u64::from(len),
+        max: u64::from(max),
+    })
+}
+
+/// Reads exactly one frame from a blocking reader (the child reading its request).
+/// `Ok(None)` on a clean end of stream before the first byte.
+pub(crate) fn read_frame<T: DeserializeOwned, R: Read>(
+    reader: &mut R,
+    max: u32,
+) -> Result<Option<T>, SandboxError> {
+    let mut header = [0u8; HEADER_LEN];
+    let mut got = 0;
+    while got < HEADER_LEN {
+        match reader.read(&mut header[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => {
+                return Err(SandboxError::BadFrame(
+                    "stream ended inside a header".into(),
+                ))
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(SandboxError::child_io("read a frame header")(e)),
+        }
+    }
+    let len = checked_len(header, max)?;
+    let mut payload = vec![0u8; len];
+    reader
+        .read_exact(&mut payload)
+        .map_err(|_| SandboxError::BadFrame("stream ended inside a payload".into()))?;
+    decode(&payload).map(Some)
+}
+
+/// Splits a non-blocking byte stream into frame payloads (the parent reading the child).
+///
+/// Memory stays bounded by `max + HEADER_LEN` plus one read: the buffer only grows with
+/// bytes that actually arrived, and a too-large length is refused as soon as its header
+/// is complete.
+#[derive(Debug)]
+pub(crate) struct FrameReader {
+    buf: Vec<u8>,
+    max: u32,
+}
+
+impl FrameReader {
+    pub(crate) fn new(max: u32) -> Self {
+        FrameReader {
+            buf: Vec::new(),
+            max,
+        }
+    }
+
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete payload, `Ok(None)` if more bytes are needed.
+    pub(crate) fn next_payload(&mut self) -> Result<Option<Vec<u8>>, SandboxError> {
+        let Some(header) = self.buf.first_chunk::<HEADER_LEN>() else {
+            return Ok(None);
+        };
+        let len = checked_len(*header, self.max)?;
+        if self.buf.len() - HEADER_LEN < len {
+            return Ok(None);
+        }
+        let payload = self.buf[HEADER_LEN..HEADER_LEN + len].to_vec();
+        self.buf.drain(..HEADER_LEN + len);
+        Ok(Some(payload))
+    }
+
+    /// Bytes received that do not form a complete frame yet.
+    pub(crate) fn pending(&self) -> usize {
+        self.buf.len()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is the test failure report
+mod tests {
+    use super::*;
+
+    type Frame = ChildFrame<String>;
+
+    fn hello() -> Frame {
+        ChildFrame::Hello {
+            version: PROTOCOL_VERSION,
+            confinement: Confinement::none(),
+        }
+    }
+
+    #[test]
+    fn round_trip_through_the_reader() {
+        let mut r = FrameReader::new(1 << 20);
+        let mut bytes = encode(&hello()).unwrap();
+        bytes.extend(encode(&Frame::Message("a".into())).unwrap());
+        bytes.extend(encode(&Frame::End { count: 1 }).unwrap());
+        // One byte at a time: frames must reassemble across arbitrary read boundaries.
+        let mut out = Vec::new();
+        for b in &bytes {
+            r.push(std::slice::from_ref(b));
+            while let Some(p) = r.next_payload().unwrap() {
+                out.push(decode::<Frame>(&p).unwrap());
+            }
+        }
+        assert_eq!(out.len(), 3);
+        assert!(matches!(&out[1], ChildFrame::Message(s) if s == "a"));
+        assert!(matches!(out[2], ChildFrame::End { count: 1 }));
+        assert_eq!(r.pending(), 0);
+    }
+
+    #[test]
+    fn truncated_frame_is_incomplete_not_an_error() {
+        let bytes = encode(&Frame::Message("hello".into())).unwrap();
+        let mut r = FrameReader::new(1 << 20);
+        r.push(&bytes[..bytes.len() - 1]);
+        assert!(r.next_payload().unwrap().is_none());
+        assert_eq!(r.pending(), bytes.len() - 1);
+        // A blocking reader sees the same stream end as an error.
+        let mut cut = &bytes[..bytes.len() - 1];
+        assert!(matches!(
+            read_frame::<Frame, _>(&mut cut, 1 << 20),
+            Err(SandboxError::BadFrame(_))
+        ));
+        let mut cut = &bytes[..2];
+        assert!(read_frame::<Frame, _>(&mut cut, 1 << 20).is_err());
+        let mut empty: &[u8] = &[];
+        assert!(read_frame::<Frame, _>(&mut empty, 1 << 20)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn oversized_length_is_refused_before_allocation() {
+        let mut r = FrameReader::new(1024);
+        r.push(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            r.next_payload(),
+            Err(SandboxError::FrameTooLarge { len, max: 1024 }) if len == u64::from(u32::MAX)
+        ));
+        let mut header: &[u8] = &2000u32.to_le_bytes();
+        assert!(matches!(
+            read_frame::<Frame, _>(&mut header, 1024),
+            Err(SandboxError::FrameTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn garbage_and_unknown_variants_are_refused() {
+        // Variant index 9 does not exist.
+        assert!(matches!(
+            decode::<Frame>(&[9, 0, 0]),
+            Err(SandboxError::BadFrame(_))
+        ));
+        assert!(decode::<Frame>(&[0xff; 16]).is_err());
+        assert!(decode::<Frame>(&[]).is_err());
+    }
+
+    #[test]
+    fn trailing_bytes_are_refused() {
+        let mut bytes = encode(&Frame::End { count: 0 }).unwrap();
+        bytes.push(0);
+        let payload = &bytes[HEADER_LEN..];
+        assert!(matches!(
+            decode::<Frame>(payload),
+            Err(SandboxError::BadFrame(m)) if m.contains("trailing")
+        ));
+    }
+
+    #[test]
+    fn a_huge_claimed_string_hits_the_decode_limit() {
+        // Variant 1 (Message), then a string length of 2^40 as a bincode varint (0xfd + u64).
+        let mut payload = vec![1u8, 0xfd];
+        payload.extend_from_slice(&(1u64 << 40).to_le_bytes());
+        assert!(matches!(
+            decode::<Frame>(&payload),
+            Err(SandboxError::BadFrame(_))
+        ));
+    }
+}

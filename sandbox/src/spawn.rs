@@ -1,0 +1,110 @@
+//! Parent side, creation: re-execute our own binary as the child.
+//!
+//! Why a re-exec and not `fork`: the child gets a fresh address space with fresh ASLR
+//! (a compromised child learns nothing of the parent's memory or layout), a clean Rust
+//! runtime, and no `fork` of a possibly multi-threaded process (between fork and exec
+//! only the async-signal-safe hook in `sys.rs` runs). This is the shape of OpenSSH's
+//! `sshd-auth`. The path is `/proc/self/exe`: the same inode as the running parent even
+//! if the file on disk was replaced, so no other program can be slipped in.
+//!
+//! The child's argv is fixed: `[mcp-warden, CHILD_ARG]` (or `PROBE_ARG <probe>`), plus
+//! `--seccomp-log` only when the parent's environment has `MCP_WARDEN_SECCOMP_LOG=1`.
+//! Its environment is empty, its cwd is `/`, stdin and stdout are `/dev/null`, stderr is
+//! a pipe the parent drains (a regular file there plus `RLIMIT_FSIZE=0` would be
+//! SIGXFSZ). Descriptors: 3 = request pipe (read end), 4 = report pipe (write end),
+//! 5.. = the handed files, in order; nothing else.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStderr, Command, Stdio};
+
+use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
+
+use crate::child::{MAX_FILES, SECCOMP_LOG_FLAG};
+use crate::{sys, SandboxError, CHILD_ARG, PROBE_ARG};
+
+/// Parent environment variable that turns on the seccomp log-only debug mode.
+pub const SECCOMP_LOG_ENV: &str = "MCP_WARDEN_SECCOMP_LOG";
+
+/// Which entry point the child runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Role<'a> {
+    Parser,
+    Probe(&'a str),
+}
+
+/// A started child and the parent's ends of its pipes.
+pub(crate) struct Spawned {
+    pub(crate) child: Child,
+    /// Write end of the request pipe.
+    pub(crate) request: OwnedFd,
+    /// Read end of the report pipe.
+    pub(crate) report: OwnedFd,
+    pub(crate) stderr: ChildStderr,
+}
+
+/// Starts the child with the fixed layout. The parent's copies of `files` are closed
+/// when this returns; the child holds its own.
+pub(crate) fn spawn(role: Role<'_>, files: Vec<OwnedFd>) -> Result<Spawned, SandboxError> {
+    // Without Yama, any same-uid process (a compromised child included, if its other
+    // layers were missing) could ptrace a dumpable parent or read /proc/<pid>/mem.
+    #[cfg(target_os = "linux")]
+    nix::sys::prctl::set_dumpable(false).map_err(|e| SandboxError::ParentIo {
+        op: "prctl(PR_SET_DUMPABLE, 0)",
+        source: e.into(),
+    })?;
+    if files.len() > MAX_FILES {
+        return Err(SandboxError::TooManyFiles {
+            count: files.len(),
+            max: MAX_FILES,
+        });
+    }
+    // Close-on-exec everywhere in the parent, so no other process spawned meanwhile (by
+    // any thread) inherits a pipe end or a handed file.
+    for f in &files {
+        fcntl(f, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))
+            .map_err(|e| SandboxError::parent_io("fcntl(FD_CLOEXEC)")(e.into()))?;
+    }
+    let pipe = || {
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| SandboxError::parent_io("pipe2")(e.into()))
+    };
+    let (request_rd, request_wr) = pipe()?;
+    let (report_rd, report_wr) = pipe()?;
+
+    let mut cmd = Command::new("/proc/self/exe");
+    cmd.arg0("mcp-warden");
+    match role {
+        Role::Parser => cmd.arg(CHILD_ARG),
+        Role::Probe(name) => cmd.arg(PROBE_ARG).arg(name),
+    };
+    if std::env::var_os(SECCOMP_LOG_ENV).is_some_and(|v| v == "1") {
+        cmd.arg(SECCOMP_LOG_FLAG);
+    }
+    cmd.env_clear()
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let sources = [request_rd.as_raw_fd(), report_wr.as_raw_fd()]
+        .into_iter()
+        .chain(files.iter().map(AsRawFd::as_raw_fd))
+        .collect();
+    sys::set_child_fd_layout(&mut cmd, sources, nix::unistd::getpid().as_raw());
+
+    let mut child = cmd.spawn().map_err(SandboxError::Spawn)?;
+    // The child has its copies now; ours must go so EOF can be seen on both pipes.
+    drop((request_rd, report_wr, files, cmd));
+    let Some(stderr) = child.stderr.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(SandboxError::Spawn(std::io::Error::other(
+            "no stderr pipe after spawn",
+        )));
+    };
+    Ok(Spawned {
+        child,
+        request: request_wr,
+        report: report_rd,
+        stderr,
+    })
+}

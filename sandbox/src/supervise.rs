@@ -1,0 +1,381 @@
+//! Parent side, supervision: the exchange with a child treated as compromised.
+//!
+//! One `poll` loop over the report pipe, the stderr pipe and (once the hello is accepted)
+//! the non-blocking request pipe, under one deadline for the whole exchange. Both pipes
+//! are drained until end of file *before* the child is reaped, so a report larger than a
+//! pipe buffer cannot deadlock. Any misbehaviour ends in a distinct [`SandboxError`], and
+//! the child is killed and reaped on every error path. Nothing half-read is returned:
+//! success needs a hello accepted by the policy, an end marker whose count matches, no
+//! byte after it, and exit status 0.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, ChildStderr, ExitStatus};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::error::sanitize_excerpt;
+use crate::frame::{self, ChildFrame, FrameReader, HEADER_LEN, PROTOCOL_VERSION};
+use crate::spawn::Spawned;
+use crate::{policy, ChildOutput, Confinement, Limits, SandboxError, WeakSandboxPolicy};
+
+/// Bytes of the child's stderr kept (the rest is read and dropped so the child never
+/// blocks on a full pipe).
+const STDERR_CAP: usize = 64 << 10;
+/// One read from a pipe.
+const CHUNK: usize = 64 << 10;
+
+/// Runs the whole exchange with a spawned child.
+pub(crate) fn exchange<Req: Serialize, Msg: DeserializeOwned>(
+    spawned: Spawned,
+    request: &Req,
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+) -> Result<ChildOutput<Msg>, SandboxError> {
+    let Spawned {
+        child,
+        request: request_fd,
+        report,
+        stderr,
+    } = spawned;
+    let mut sup = Supervisor {
+        child,
+        stderr_buf: Vec::new(),
+        deadline: Instant::now() + limits.timeout,
+        timeout: limits.timeout,
+    };
+    let pumped = frame::encode(request).and_then(|bytes| {
+        sup.pump::<Msg>(
+            Pipes {
+                request: Some(File::from(request_fd)),
+                report: File::from(report),
+                stderr,
+            },
+            bytes,
+            limits,
+            policy,
+        )
+    });
+    match pumped {
+        Ok(stream) => sup.conclude(stream),
+        Err(e) => {
+            sup.kill();
+            Err(e)
+        }
+    }
+}
+
+struct Pipes {
+    request: Option<File>,
+    report: File,
+    stderr: ChildStderr,
+}
+
+/// What has arrived on the report pipe.
+struct Stream<Msg> {
+    frames: FrameReader,
+    hello: Option<(Confinement, Vec<String>)>,
+    messages: Vec<Msg>,
+    total_bytes: u64,
+    ended: bool,
+}
+
+struct Supervisor {
+    child: Child,
+    stderr_buf: Vec<u8>,
+    deadline: Instant,
+    timeout: Duration,
+}
+
+fn set_nonblocking(fd: impl AsFd) -> Result<(), SandboxError> {
+    fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
+        .map(drop)
+        .map_err(|e| SandboxError::parent_io("fcntl(O_NONBLOCK)")(e.into()))
+}
+
+impl Supervisor {
+    fn remaining(&self) -> Result<Duration, SandboxError> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(SandboxError::Timeout {
+                after: self.timeout,
+            })
+        } else {
+            Ok(left)
+        }
+    }
+
+    /// Moves bytes until both the report and the stderr pipe reached end of file.
+    fn pump<Msg: DeserializeOwned>(
+        &mut self,
+        mut pipes: Pipes,
+        request: Vec<u8>,
+        limits: &Limits,
+        policy: WeakSandboxPolicy,
+    ) -> Result<Stream<Msg>, SandboxError> {
+        set_nonblocking(&pipes.report)?;
+        set_nonblocking(&pipes.stderr)?;
+        if let Some(r) = &pipes.request {
+            set_nonblocking(r)?;
+        }
+        let mut stream = Stream {
+            frames: FrameReader::new(limits.max_frame_len),
+            hello: None,
+            messages: Vec::new(),
+            total_bytes: 0,
+            ended: false,
+        };
+        let mut sent = 0usize;
+        let (mut report_open, mut stderr_open) = (true, true);
+        let mut chunk = vec![0u8; CHUNK];
+        let ready = PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR;
+
+        while report_open || stderr_open {
+            let timeout = PollTimeout::try_from(self.remaining()?).unwrap_or(PollTimeout::MAX);
+            // The request goes out only after the hello was accepted by the policy.
+            let writing = stream.hello.is_some() && pipes.request.is_some();
+            let (report_ready, stderr_ready, request_ready) = {
+                let mut fds = Vec::with_capacity(3);
+                if report_open {
+                    fds.push(PollFd::new(pipes.report.as_fd(), PollFlags::POLLIN));
+                }
+                if stderr_open {
+                    fds.push(PollFd::new(pipes.stderr.as_fd(), PollFlags::POLLIN));
+                }
+                if let (true, Some(r)) = (writing, &pipes.request) {
+                    fds.push(PollFd::new(r.as_fd(), PollFlags::POLLOUT));
+                }
+                match poll(&mut fds, timeout) {
+                    Ok(_) => {}
+                    Err(Errno::EINTR) => continue,
+                    Err(e) => return Err(SandboxError::parent_io("poll")(e.into())),
+                }
+                let mut revents = fds
+                    .iter()
+                    .map(|f| f.revents().unwrap_or(PollFlags::empty()));
+                let report_ready =
+                    report_open && revents.next().is_some_and(|r| r.intersects(ready));
+                let stderr_ready =
+                    stderr_open && revents.next().is_some_and(|r| r.intersects(ready));
+                let request_ready = writing && revents.next().is_some_and(|r| !r.is_empty());
+                (report_ready, stderr_ready, request_ready)
+            };
+
+            if stderr_ready {
+                match pipes.stderr.read(&mut chunk) {
+                    Ok(0) => stderr_open = false,
+                    Ok(n) => {
+                        let room = STDERR_CAP.saturating_sub(self.stderr_buf.len());
+                        self.stderr_buf.extend_from_slice(&chunk[..n.min(room)]);
+                    }
+                    Err(e) if is_retry(&e) => {}
+                    Err(e) => return Err(SandboxError::parent_io("read child stderr")(e)),
+                }
+            }
+            if report_ready {
+                match pipes.report.read(&mut chunk) {
+                    Ok(0) => {
+                        report_open = false;
+                        if stream.ended && stream.frames.pending() > 0 {
+                            return Err(SandboxError::Protocol(
+                                "bytes after the end marker".into(),
+                            ));
+                        }
+                    }
+                    Ok(n) => {
+                        stream.frames.push(&chunk[..n]);
+                        while let Some(payload) = stream.frames.next_payload()? {
+                            stream.accept(&payload, limits, policy)?;
+                        }
+                    }
+                    Err(e) if is_retry(&e) => {}
+                    Err(e) => return Err(SandboxError::parent_io("read the report pipe")(e)),
+                }
+            }
+            if request_ready {
+                if let Some(pipe) = pipes.request.as_mut() {
+                    match pipe.write(&request[sent..]) {
+                        Ok(n) => sent += n,
+                        Err(e) if is_retry(&e) => {}
+                        // The child closed its end or died; its exit status tells why.
+                        Err(e) if e.kind() == ErrorKind::BrokenPipe => sent = request.len(),
+                        Err(e) => return Err(SandboxError::parent_io("write the request")(e)),
+                    }
+                }
+                if sent >= request.len() {
+                    // Closing our end lets the child see end of file after the request.
+                    pipes.request = None;
+                }
+            }
+        }
+        Ok(stream)
+    }
+
+    /// Both pipes are at end of file: reap the child and give the verdict.
+    fn conclude<Msg>(mut self, stream: Stream<Msg>) -> Result<ChildOutput<Msg>, SandboxError> {
+        let status = self.wait()?;
+        let stderr = sanitize_excerpt(&self.stderr_buf);
+        if let Some(signal) = status.signal() {
+            return Err(SandboxError::Killed { signal, stderr });
+        }
+        match status.code() {
+            Some(0) => {}
+            Some(code) => return Err(SandboxError::Exited { code, stderr }),
+            None => return Err(SandboxError::Exited { code: -1, stderr }),
+        }
+        match (stream.hello, stream.ended) {
+            (Some((confinement, warnings)), true) => Ok(ChildOutput {
+                confinement,
+                warnings,
+                messages: stream.messages,
+            }),
+            _ => Err(SandboxError::Truncated { stderr }),
+        }
+    }
+
+    /// Waits for the exit within the deadline; kills on timeout.
+    fn wait(&mut self) -> Result<ExitStatus, SandboxError> {
+        let mut nap = Duration::from_micros(20);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Ok(status),
+                Ok(None) => {}
+                Err(e) => {
+                    self.kill();
+                    return Err(SandboxError::parent_io("waitpid")(e));
+                }
+            }
+            let left = match self.remaining() {
+                Ok(left) => left,
+                Err(e) => {
+                    self.kill();
+                    return Err(e);
+                }
+            };
+            std::thread::sleep(nap.min(left));
+            nap = (nap * 2).min(Duration::from_millis(5));
+        }
+    }
+
+    /// SIGKILL and reap; errors are moot (the child may already be gone).
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is_retry(e: &std::io::Error) -> bool {
+    matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted)
+}
+
+impl<Msg: DeserializeOwned> Stream<Msg> {
+    /// Checks one complete frame against the protocol and the limits.
+    fn accept(
+        &mut self,
+        payload: &[u8],
+        limits: &Limits,
+        policy: WeakSandboxPolicy,
+    ) -> Result<(), SandboxError> {
+        self.total_bytes = self
+            .total_bytes
+            .saturating_add(u64::try_from(HEADER_LEN + payload.len()).unwrap_or(u64::MAX));
+        if self.total_bytes > limits.max_total_bytes {
+            return Err(SandboxError::TooManyBytes {
+                max: limits.max_total_bytes,
+            });
+        }
+        if self.ended {
+            return Err(SandboxError::Protocol(
+                "a frame after the end marker".into(),
+            ));
+        }
+        match frame::decode::<ChildFrame<Msg>>(payload)? {
+            ChildFrame::Hello {
+                version,
+                confinement,
+            } => {
+                if self.hello.is_some() {
+                    return Err(SandboxError::Protocol("a second hello".into()));
+                }
+                if version != PROTOCOL_VERSION {
+                    return Err(SandboxError::VersionMismatch {
+                        got: version,
+                        expected: PROTOCOL_VERSION,
+                    });
+                }
+                let warnings = policy::evaluate(&confinement, policy)?;
+                self.hello = Some((confinement, warnings));
+            }
+            _ if self.hello.is_none() => {
+                return Err(SandboxError::Protocol(
+                    "the first frame was not a hello".into(),
+                ));
+            }
+            ChildFrame::Message(m) => {
+                if self.messages.len() >= limits.max_messages {
+                    return Err(SandboxError::TooManyMessages {
+                        max: limits.max_messages,
+                    });
+                }
+                self.messages.push(m);
+            }
+            ChildFrame::End { count } => {
+                let received = u64::try_from(self.messages.len()).unwrap_or(u64::MAX);
+                if count != received {
+                    return Err(SandboxError::CountMismatch {
+                        announced: count,
+                        received,
+                    });
+                }
+                self.ended = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes a complete report stream with exactly the checks the supervisor applies to
+/// a live child (frame limits, hello first, policy, message and byte limits, end
+/// count, nothing after the end), minus the process handling. It exists so the
+/// decoder can be fuzzed and tested on bytes alone.
+pub(crate) fn decode_stream<Msg: DeserializeOwned>(
+    bytes: &[u8],
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+) -> Result<ChildOutput<Msg>, SandboxError> {
+    let mut stream = Stream {
+        frames: FrameReader::new(limits.max_frame_len),
+        hello: None,
+        messages: Vec::new(),
+        total_bytes: 0,
+        ended: false,
+    };
+    // Fed in bounded chunks, as reads from the pipe would arrive.
+    for chunk in bytes.chunks(CHUNK) {
+        stream.frames.push(chunk);
+        while let Some(payload) = stream.frames.next_payload()? {
+            stream.accept(&payload, limits, policy)?;
+        }
+    }
+    if stream.frames.pending() > 0 {
+        return Err(SandboxError::Truncated {
+            stderr: String::new(),
+        });
+    }
+    match (stream.hello, stream.ended) {
+        (Some((confinement, warnings)), true) => Ok(ChildOutput {
+            confinement,
+            warnings,
+            messages: stream.messages,
+        }),
+        _ => Err(SandboxError::Truncated {
+            stderr: String::new(),
+        }),
+    }
+}

@@ -1,0 +1,324 @@
+//! Raw system calls: the only `unsafe` code of the crate.
+//!
+//! Everything here is a thin, safe wrapper whose `// SAFETY:` comment states the invariant
+//! that makes the call sound. Higher modules use only these wrappers, `nix`, `caps`,
+//! `landlock` and `seccompiler`. Kept small on purpose so a reviewer can read it whole.
+
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Fixed descriptor layout of the child (both sides agree on it; see `lib.rs` docs).
+pub(crate) const REQUEST_FD: RawFd = 3;
+/// Report pipe, write end, in the child (named in the seccomp `write` rule).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) const REPORT_FD: RawFd = 4;
+/// First handed-over file; the others follow without gaps.
+pub(crate) const FIRST_FILE_FD: RawFd = 5;
+
+/// Makes the child's descriptor table exactly `0, 1, 2, 3 = sources[0], 4 = sources[1],
+/// 5.. = sources[2..]` and sets `PR_SET_PDEATHSIG(SIGKILL)` between fork and exec.
+///
+/// Everything else is marked close-on-exec, so no parent descriptor reaches the child even
+/// if the caller opened it without `O_CLOEXEC`. The death signal closes the window before
+/// the child can set it itself; `parent` is the parent's pid, checked after the prctl so a
+/// parent that died before it cannot leave an orphan behind.
+pub(crate) fn set_child_fd_layout(cmd: &mut Command, sources: Vec<RawFd>, parent: libc::pid_t) {
+    let mut lifted: Vec<libc::c_int> = vec![-1; sources.len()];
+    // First number above the layout; the spawn code caps `sources` far below c_int::MAX.
+    let top =
+        REQUEST_FD.saturating_add(libc::c_int::try_from(sources.len()).unwrap_or(libc::c_int::MAX));
+    let hook = move || -> io::Result<()> {
+        // Two passes so a source that already sits on a target number is not clobbered:
+        // first lift every source above the target range (close-on-exec copies), then
+        // place the copies. `dup2` clears close-on-exec on the placed descriptor.
+        for (slot, &src) in lifted.iter_mut().zip(&sources) {
+            // SAFETY: fcntl(F_DUPFD_CLOEXEC) on an integer is async-signal-safe and touches
+            // no memory; a bad descriptor only yields EBADF, reported as an error.
+            let fd = unsafe { libc::fcntl(src, libc::F_DUPFD_CLOEXEC, top) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            *slot = fd;
+        }
+        for (target, &fd) in (REQUEST_FD..).zip(lifted.iter()) {
+            // SAFETY: dup2 on two integers is async-signal-safe and touches no memory.
+            if unsafe { libc::dup2(fd, target) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // Close-on-exec rather than close: std's own exec-error pipe must stay usable
+        // until exec closes it.
+        cloexec_from(top)?;
+        set_death_signal()?;
+        // SAFETY: getppid has no arguments and cannot fail.
+        if unsafe { libc::getppid() } != parent {
+            // ESRCH, not a custom error: building one would allocate after fork.
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        Ok(())
+    };
+    // SAFETY: the hook runs in the forked child before exec. It calls only fcntl, dup2,
+    // close_range, prctl and getppid (all async-signal-safe syscalls), writes only into
+    // `lifted`, which was allocated before the fork, and neither allocates nor locks, so
+    // it is sound even if the parent is multi-threaded.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+}
+
+/// Marks every descriptor from `first` upwards close-on-exec (async-signal-safe).
+#[cfg(target_os = "linux")]
+fn cloexec_from(first: RawFd) -> io::Result<()> {
+    let first = libc::c_uint::try_from(first).map_err(|_| io::Error::other("negative fd"))?;
+    // SAFETY: close_range with the CLOEXEC flag only changes descriptor flags; a plain
+    // syscall with integer arguments, async-signal-safe.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Descriptors scanned where `close_range` does not exist (no kernel sandbox there).
+#[cfg(not(target_os = "linux"))]
+const FD_SCAN_LIMIT: RawFd = 4096;
+
+#[cfg(not(target_os = "linux"))]
+fn cloexec_from(first: RawFd) -> io::Result<()> {
+    for fd in first..FD_SCAN_LIMIT {
+        // SAFETY: fcntl(F_SETFD) on an integer only changes flags; EBADF is ignored.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok(())
+}
+
+/// `PR_SET_PDEATHSIG(SIGKILL)` (async-signal-safe).
+#[cfg(target_os = "linux")]
+fn set_death_signal() -> io::Result<()> {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) takes integers only.
+    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_death_signal() -> io::Result<()> {
+    Ok(())
+}
+
+/// Closes every descriptor from `first` upwards (child start).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn close_fds_from(first: RawFd) -> io::Result<()> {
+    for fd in first..FD_SCAN_LIMIT {
+        // SAFETY: as in the Linux version: these descriptors belong to no Rust object yet.
+        unsafe { libc::close(fd) };
+    }
+    Ok(())
+}
+
+/// Closes every descriptor from `first` upwards (child start).
+#[cfg(target_os = "linux")]
+pub(crate) fn close_fds_from(first: RawFd) -> io::Result<()> {
+    let first = libc::c_uint::try_from(first).map_err(|_| io::Error::other("negative fd"))?;
+    // SAFETY: close_range takes integers only. The descriptors it closes belong to no Rust
+    // object in the child: it runs first in `main`, before anything adopted them, and the
+    // fixed descriptors below `first` are left alone.
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, first, libc::c_uint::MAX, 0) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether `fd` is an open descriptor.
+pub(crate) fn fd_is_open(fd: RawFd) -> bool {
+    // SAFETY: fcntl(F_GETFD) only reads the descriptor flags; EBADF means closed.
+    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
+/// The child's fixed descriptors, owned.
+pub(crate) struct ChildFds {
+    pub(crate) request: OwnedFd,
+    pub(crate) report: OwnedFd,
+    pub(crate) files: Vec<OwnedFd>,
+}
+
+static ADOPTED: AtomicBool = AtomicBool::new(false);
+
+/// Takes ownership of the fixed descriptors 3, 4 and `5..5 + files`, at most once per
+/// process. Checks that each is open first.
+pub(crate) fn adopt_child_fds(files: usize) -> io::Result<ChildFds> {
+    if ADOPTED.swap(true, Ordering::SeqCst) {
+        return Err(io::Error::other("child descriptors already adopted"));
+    }
+    let count = libc::c_int::try_from(files).map_err(|_| io::Error::other("too many files"))?;
+    let all = (REQUEST_FD..FIRST_FILE_FD + count).collect::<Vec<_>>();
+    if let Some(&fd) = all.iter().find(|&&fd| !fd_is_open(fd)) {
+        return Err(io::Error::other(format!("descriptor {fd} is not open")));
+    }
+    // SAFETY: each descriptor is open (checked above), was placed there by the parent's
+    // fd-layout hook for this process, and is owned by no other object: the `ADOPTED` flag
+    // guarantees this runs once, so no descriptor gets two owners.
+    let mut owned = all
+        .into_iter()
+        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
+    let (Some(request), Some(report)) = (owned.next(), owned.next()) else {
+        return Err(io::Error::other("fixed descriptors missing"));
+    };
+    Ok(ChildFds {
+        request,
+        report,
+        files: owned.collect(),
+    })
+}
+
+/// Ends the process now: no destructors, no atexit handlers, no stdio flush (which could
+/// make a forbidden system call after the seccomp filter is on).
+pub(crate) fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit takes an integer and never returns; skipping destructors is the point.
+    unsafe { libc::_exit(code) }
+}
+
+/// Writes to fd 2 with one raw `write`, no locks or allocation (panic hook, fatal paths).
+pub(crate) fn write_stderr(bytes: &[u8]) {
+    // SAFETY: the pointer and length come from a live slice; a short or failed write is
+    // acceptable on this best-effort diagnostic path.
+    let _ = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+/// No landlock outside Linux.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn landlock_abi() -> Option<i32> {
+    None
+}
+
+/// No seccomp outside Linux.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn seccomp_filter_available() -> bool {
+    false
+}
+
+/// The kernel's landlock ABI version, `None` if landlock is not built in or not enabled.
+#[cfg(target_os = "linux")]
+pub(crate) fn landlock_abi() -> Option<i32> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a NULL attribute pointer, size 0 and the VERSION flag the kernel reads
+    // no memory and only returns the ABI number (or -1 with ENOSYS / EOPNOTSUPP).
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(v).ok().filter(|&v| v > 0)
+}
+
+/// Whether seccomp filters with the kill-process action are available.
+#[cfg(target_os = "linux")]
+pub(crate) fn seccomp_filter_available() -> bool {
+    const SECCOMP_GET_ACTION_AVAIL: libc::c_uint = 2;
+    let action: u32 = libc::SECCOMP_RET_KILL_PROCESS;
+    // SAFETY: the kernel reads one u32 from `&action`, which lives across the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            SECCOMP_GET_ACTION_AVAIL,
+            0u32,
+            std::ptr::from_ref(&action),
+        )
+    };
+    rc == 0
+}
+
+/// Probe: create a socket of `domain` (closed again at once if it worked).
+pub(crate) fn try_socket(domain: libc::c_int) -> io::Result<()> {
+    // SAFETY: socket takes integers; a returned descriptor is owned by the OwnedFd below.
+    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by socket and has no other owner.
+    drop(unsafe { OwnedFd::from_raw_fd(fd) });
+    Ok(())
+}
+
+/// Probe: `ptrace(PTRACE_SEIZE, pid)`: the access check of `PTRACE_ATTACH` without
+/// stopping the target (a broken sandbox must not freeze the parent it probes).
+#[cfg(target_os = "linux")]
+pub(crate) fn try_ptrace_seize(pid: libc::pid_t) -> io::Result<()> {
+    // SAFETY: PTRACE_SEIZE with addr 0 and data 0 (no options) reads no caller memory.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_SEIZE,
+            pid,
+            std::ptr::null_mut::<libc::c_void>(),
+            std::ptr::null_mut::<libc::c_void>(),
+        )
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Probe: read 8 bytes of `pid`'s memory with `process_vm_readv`, at the address where
+/// the same variable lives in this process (valid or not, the permission check comes
+/// first: EPERM means denied, EFAULT or success means the access itself was allowed).
+#[cfg(target_os = "linux")]
+pub(crate) fn try_process_vm_read(pid: libc::pid_t) -> io::Result<()> {
+    let mut local = [0u8; 8];
+    let remote_addr = std::ptr::from_ref(&local).cast::<libc::c_void>().cast_mut();
+    let local_iov = libc::iovec {
+        iov_base: local.as_mut_ptr().cast(),
+        iov_len: local.len(),
+    };
+    let remote_iov = libc::iovec {
+        iov_base: remote_addr,
+        iov_len: 8,
+    };
+    // SAFETY: `local_iov` points into `local`, live and writable for 8 bytes; the remote
+    // iovec is only interpreted in the other process's address space.
+    let rc = unsafe { libc::process_vm_readv(pid, &local_iov, 1, &remote_iov, 1, 0) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Probe: `execve("/bin/true")`. Returns only if the call failed.
+pub(crate) fn try_execve_true() -> io::Error {
+    let path = c"/bin/true";
+    let argv = [path.as_ptr(), std::ptr::null()];
+    let envp = [std::ptr::null::<libc::c_char>()];
+    // SAFETY: path, argv and envp are NUL-terminated / NULL-terminated arrays that live
+    // across the call; on success the process image is replaced and nothing here runs.
+    unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+    io::Error::last_os_error()
+}
+
+/// Probes that need Linux interfaces report "unsupported" elsewhere.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_ptrace_seize(_pid: libc::pid_t) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_process_vm_read(_pid: libc::pid_t) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}

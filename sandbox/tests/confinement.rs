@@ -1,0 +1,788 @@
+//! Confinement and supervision tests, one re-executed child per case.
+//!
+//! `harness = false`: this binary's `main` dispatches like mcp-warden's own (`CHILD_ARG`
+//! → a test child that misbehaves on request, `PROBE_ARG` → the selftest probes), so every
+//! case runs in a fresh, really confined process. The misbehaviour code lives only here.
+//!
+//! With `MCP_WARDEN_REQUIRE_SANDBOX=1` (CI), a kernel without landlock or seccomp fails
+//! the run instead of skipping the kernel-dependent cases.
+
+#![allow(clippy::unwrap_used)] // test code: a panic is the failure report
+
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::os::fd::OwnedFd;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use mcp_warden_sandbox::{
+    kernel_status, probe_main, run_parser, selftest, serve_child, ChildOutput, Limits,
+    SandboxError, Sender, WeakSandboxPolicy, CHILD_ARG, PROBE_ARG,
+};
+use serde::{Deserialize, Serialize};
+
+/// What the test child does once confined.
+#[derive(Debug, Serialize, Deserialize)]
+enum Behaviour {
+    /// Send the content of every handed file, then a fixed message.
+    ReadFiles,
+    /// Report how many environment variables the child sees.
+    CountEnv,
+    /// Report which descriptors in 0..64 are open (`lseek` does not fail with EBADF).
+    OpenFds,
+    Panic,
+    Abort,
+    /// Allocate 2 GiB under RLIMIT_AS = 1 GiB.
+    Oom,
+    /// Burn CPU forever.
+    Spin,
+    /// Block forever without CPU (futex wait).
+    Sleep,
+    /// A well-formed length, then bytes that decode to nothing.
+    Garbage,
+    /// A length prefix of 4 GiB.
+    Oversized,
+    /// Half a frame, then exit 0.
+    Truncate,
+    Messages {
+        count: u32,
+        size: u32,
+    },
+    /// stderr with an escape sequence, then exit 3.
+    ExitNonZero,
+    /// End marker announcing 5 messages after sending none.
+    LieCount,
+    /// A frame with a variant index that does not exist.
+    UnknownVariant,
+    /// A raw end marker, then the library's own (a frame after the end).
+    AfterEnd,
+    // ---- each of these must be killed by seccomp (SIGSYS) ----
+    SocketInet,
+    OpenPath,
+    SpawnProcess,
+    WriteStdout,
+    MmapExec,
+    KillParent(i32),
+}
+
+type Reply = String;
+
+fn write_raw(bytes: &[u8]) {
+    // SAFETY: the test child writes a live slice to its report pipe (fd 4).
+    unsafe { libc::write(4, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+fn exit_raw(code: i32) -> ! {
+    // SAFETY: ends the test child without running destructors, as the library does.
+    unsafe { libc::_exit(code) }
+}
+
+/// Blocks without CPU, using only allowed system calls (futex is, nanosleep is not).
+#[cfg(target_os = "linux")]
+fn sleep_forever() -> ! {
+    loop {
+        let word = 0u32;
+        // SAFETY: FUTEX_WAIT on a live local word whose value is 0: blocks forever.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                std::ptr::from_ref(&word),
+                libc::FUTEX_WAIT,
+                0,
+                std::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sleep_forever() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut v = u32::try_from(payload.len()).unwrap().to_le_bytes().to_vec();
+    v.extend_from_slice(payload);
+    v
+}
+
+fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), SandboxError> {
+    match b {
+        Behaviour::ReadFiles => {
+            for mut f in files {
+                let mut s = String::new();
+                f.read_to_string(&mut s)
+                    .map_err(|e| SandboxError::handler(e.to_string()))?;
+                tx.send(&s)?;
+            }
+            tx.send(&"done".to_string())
+        }
+        Behaviour::CountEnv => tx.send(&std::env::vars_os().count().to_string()),
+        Behaviour::OpenFds => {
+            let open: Vec<String> = (0..64)
+                .filter(|&fd| {
+                    // SAFETY: lseek takes integers only; EBADF means closed (a pipe
+                    // gives ESPIPE, which still means open).
+                    let rc = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
+                    rc >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EBADF)
+                })
+                .map(|fd| fd.to_string())
+                .collect();
+            tx.send(&open.join(","))
+        }
+        Behaviour::Panic => panic!("boom"),
+        Behaviour::Abort => std::process::abort(),
+        Behaviour::Oom => {
+            let v = std::hint::black_box(vec![1u8; 2 << 30]);
+            tx.send(&v.len().to_string())
+        }
+        Behaviour::Spin => loop {
+            std::hint::spin_loop();
+        },
+        Behaviour::Sleep => sleep_forever(),
+        Behaviour::Garbage => {
+            write_raw(&frame(&[0xff; 8]));
+            exit_raw(0)
+        }
+        Behaviour::Oversized => {
+            write_raw(&u32::MAX.to_le_bytes());
+            exit_raw(0)
+        }
+        Behaviour::Truncate => {
+            write_raw(&100u32.to_le_bytes());
+            write_raw(&[1; 10]);
+            exit_raw(0)
+        }
+        Behaviour::Messages { count, size } => {
+            let m = "x".repeat(size as usize);
+            for _ in 0..count {
+                tx.send(&m)?;
+            }
+            Ok(())
+        }
+        Behaviour::ExitNonZero => {
+            eprintln!("bad \x1b[31mthings\x1b[0m happened");
+            exit_raw(3)
+        }
+        Behaviour::LieCount => {
+            // ChildFrame::End is variant 2; count 5 as a one-byte varint.
+            write_raw(&frame(&[2, 5]));
+            exit_raw(0)
+        }
+        Behaviour::UnknownVariant => {
+            write_raw(&frame(&[7, 0]));
+            exit_raw(0)
+        }
+        Behaviour::AfterEnd => {
+            write_raw(&frame(&[2, 0]));
+            Ok(())
+        }
+        Behaviour::SocketInet => {
+            // SAFETY: plain syscall with integer arguments.
+            let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
+            tx.send(&format!("socket returned {fd}"))
+        }
+        Behaviour::OpenPath => {
+            let r = File::open("/etc/hostname");
+            tx.send(&format!("open returned {}", r.is_ok()))
+        }
+        Behaviour::SpawnProcess => {
+            let r = std::process::Command::new("/bin/true").status();
+            tx.send(&format!("spawn returned {r:?}"))
+        }
+        Behaviour::WriteStdout => {
+            println!("hello on stdout");
+            tx.send(&"printed".to_string())
+        }
+        Behaviour::MmapExec => {
+            // SAFETY: an anonymous private mapping; the result is only compared.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    4096,
+                    libc::PROT_READ | libc::PROT_EXEC,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            tx.send(&format!("mmap returned {p:?}"))
+        }
+        Behaviour::KillParent(pid) => {
+            // SAFETY: signal 0 only checks permission; nothing is delivered.
+            let rc = unsafe { libc::kill(pid, 0) };
+            tx.send(&format!("kill returned {rc}"))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Parent side: the cases.
+
+fn limits() -> Limits {
+    Limits {
+        timeout: Duration::from_secs(5),
+        ..Limits::default()
+    }
+}
+
+fn run(b: Behaviour) -> Result<ChildOutput<Reply>, SandboxError> {
+    run_with(b, Vec::new(), &limits(), WeakSandboxPolicy::Default)
+}
+
+fn run_with(
+    b: Behaviour,
+    files: Vec<OwnedFd>,
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+) -> Result<ChildOutput<Reply>, SandboxError> {
+    run_parser::<Behaviour, Reply>(&b, files, limits, policy)
+}
+
+type Outcome = Result<(), String>;
+
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(format!($($fmt)+));
+        }
+    };
+}
+
+fn expect_signal(b: Behaviour, signal: i32) -> Outcome {
+    match run(b) {
+        Err(SandboxError::Killed { signal: s, .. }) if s == signal => Ok(()),
+        other => Err(format!("expected death by signal {signal}, got {other:?}")),
+    }
+}
+
+fn sigsys(b: Behaviour) -> Outcome {
+    if !seccomp_expected() {
+        return Ok(());
+    }
+    let e = match run(b) {
+        Err(
+            e @ SandboxError::Killed {
+                signal: libc::SIGSYS,
+                ..
+            },
+        ) => e,
+        other => return Err(format!("expected SIGSYS, got {other:?}")),
+    };
+    ensure!(
+        e.to_string().starts_with("sandbox violation"),
+        "message: {e}"
+    );
+    Ok(())
+}
+
+fn temp_file(content: &str) -> OwnedFd {
+    let mut f = tempfile::tempfile().unwrap();
+    f.write_all(content.as_bytes()).unwrap();
+    f.rewind().unwrap();
+    OwnedFd::from(f)
+}
+
+fn required() -> bool {
+    std::env::var_os("MCP_WARDEN_REQUIRE_SANDBOX").is_some_and(|v| v == "1")
+}
+
+fn seccomp_expected() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
+        .is_ok_and(|s| s.contains("kill_process"))
+}
+
+fn t_kernel_layers_present() -> Outcome {
+    let out = run(Behaviour::ReadFiles).map_err(|e| e.to_string())?;
+    let c = &out.confinement;
+    println!("    confinement: {c}");
+    if required() {
+        ensure!(c.landlock_abi.unwrap_or(0) >= 1, "landlock required: {c}");
+        ensure!(c.seccomp, "seccomp required: {c}");
+    }
+    ensure!(c.no_new_privs && c.capabilities_dropped, "{c}");
+    ensure!(
+        c.seccomp == seccomp_expected(),
+        "seccomp availability disagrees with /proc: {c}"
+    );
+    Ok(())
+}
+
+fn t_reads_handed_files_in_order() -> Outcome {
+    let files = vec![temp_file("first {\"a\": 1}"), temp_file("second")];
+    let out = run_with(
+        Behaviour::ReadFiles,
+        files,
+        &limits(),
+        WeakSandboxPolicy::Default,
+    )
+    .map_err(|e| e.to_string())?;
+    ensure!(
+        out.messages == ["first {\"a\": 1}", "second", "done"],
+        "{:?}",
+        out.messages
+    );
+    ensure!(out.warnings.is_empty(), "warnings: {:?}", out.warnings);
+    Ok(())
+}
+
+fn t_environment_is_empty() -> Outcome {
+    std::env::set_var("MCP_WARDEN_TEST_SECRET", "1");
+    let out = run(Behaviour::CountEnv).map_err(|e| e.to_string());
+    std::env::remove_var("MCP_WARDEN_TEST_SECRET");
+    let out = out?;
+    ensure!(out.messages == ["0"], "{:?}", out.messages);
+    Ok(())
+}
+
+fn t_only_fixed_descriptors_are_open() -> Outcome {
+    // A stray descriptor without O_CLOEXEC in the parent must not reach the child.
+    let stray = std::fs::File::open("/dev/null").unwrap();
+    let stray_fd = std::os::fd::AsRawFd::as_raw_fd(&stray);
+    nix::fcntl::fcntl(
+        &stray,
+        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+    )
+    .unwrap();
+    let files = vec![temp_file("a"), temp_file("b")];
+    let out = run_with(
+        Behaviour::OpenFds,
+        files,
+        &limits(),
+        WeakSandboxPolicy::Default,
+    )
+    .map_err(|e| e.to_string())?;
+    drop(stray);
+    // 0-2 stdio, 3 request (closed after reading), 4 report, 5-6 files.
+    ensure!(
+        out.messages == ["0,1,2,4,5,6"],
+        "open fds {:?} (stray was {stray_fd})",
+        out.messages
+    );
+    Ok(())
+}
+
+fn t_panic_exits_101_even_with_rust_backtrace() -> Outcome {
+    std::env::set_var("RUST_BACKTRACE", "full");
+    let r = run(Behaviour::Panic);
+    std::env::remove_var("RUST_BACKTRACE");
+    match r {
+        Err(SandboxError::Exited { code: 101, stderr }) if stderr.contains("panicked") => Ok(()),
+        other => Err(format!("expected exit 101, got {other:?}")),
+    }
+}
+
+fn t_abort_is_sigabrt() -> Outcome {
+    expect_signal(Behaviour::Abort, libc::SIGABRT)
+}
+
+fn t_oom_beyond_rlimit_as_is_sigabrt() -> Outcome {
+    expect_signal(Behaviour::Oom, libc::SIGABRT)
+}
+
+fn timeout_case(b: Behaviour) -> Outcome {
+    let l = Limits {
+        timeout: Duration::from_millis(700),
+        ..Limits::default()
+    };
+    let t = Instant::now();
+    let r = run_with(b, Vec::new(), &l, WeakSandboxPolicy::Default);
+    let took = t.elapsed();
+    ensure!(
+        matches!(r, Err(SandboxError::Timeout { .. })),
+        "expected timeout, got {r:?}"
+    );
+    ensure!(took < Duration::from_secs(3), "took {took:?}");
+    Ok(())
+}
+
+fn t_spinning_child_times_out() -> Outcome {
+    timeout_case(Behaviour::Spin)
+}
+
+fn t_sleeping_child_times_out() -> Outcome {
+    timeout_case(Behaviour::Sleep)
+}
+
+fn t_garbage_frame() -> Outcome {
+    match run(Behaviour::Garbage) {
+        Err(SandboxError::BadFrame(_)) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_oversized_length_prefix() -> Outcome {
+    match run(Behaviour::Oversized) {
+        Err(SandboxError::FrameTooLarge { .. }) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_truncated_stream() -> Outcome {
+    match run(Behaviour::Truncate) {
+        Err(SandboxError::Truncated { .. }) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_too_many_messages() -> Outcome {
+    let l = Limits {
+        max_messages: 10,
+        ..limits()
+    };
+    match run_with(
+        Behaviour::Messages { count: 11, size: 1 },
+        Vec::new(),
+        &l,
+        WeakSandboxPolicy::Default,
+    ) {
+        Err(SandboxError::TooManyMessages { max: 10 }) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_too_many_bytes() -> Outcome {
+    let l = Limits {
+        max_total_bytes: 100_000,
+        ..limits()
+    };
+    match run_with(
+        Behaviour::Messages {
+            count: 20,
+            size: 10_000,
+        },
+        Vec::new(),
+        &l,
+        WeakSandboxPolicy::Default,
+    ) {
+        Err(SandboxError::TooManyBytes { max: 100_000 }) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_big_report_is_drained_before_wait() -> Outcome {
+    // 4 MB, far beyond a 64 KiB pipe buffer.
+    let out = run(Behaviour::Messages {
+        count: 1000,
+        size: 4000,
+    })
+    .map_err(|e| e.to_string())?;
+    ensure!(out.messages.len() == 1000, "{}", out.messages.len());
+    Ok(())
+}
+
+fn t_exit_nonzero_with_sanitized_stderr() -> Outcome {
+    match run(Behaviour::ExitNonZero) {
+        Err(e @ SandboxError::Exited { code: 3, .. }) => {
+            let s = e.to_string();
+            ensure!(!s.contains('\x1b'), "escape leaked: {s:?}");
+            ensure!(s.contains("things"), "{s}");
+            Ok(())
+        }
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_count_mismatch() -> Outcome {
+    match run(Behaviour::LieCount) {
+        Err(SandboxError::CountMismatch {
+            announced: 5,
+            received: 0,
+        }) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_unknown_variant() -> Outcome {
+    match run(Behaviour::UnknownVariant) {
+        Err(SandboxError::BadFrame(_)) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_frame_after_end() -> Outcome {
+    match run(Behaviour::AfterEnd) {
+        Err(SandboxError::Protocol(_)) => Ok(()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+fn t_socket_is_sigsys() -> Outcome {
+    sigsys(Behaviour::SocketInet)
+}
+
+fn t_open_is_sigsys() -> Outcome {
+    sigsys(Behaviour::OpenPath)
+}
+
+fn t_spawn_is_sigsys() -> Outcome {
+    sigsys(Behaviour::SpawnProcess)
+}
+
+fn t_stdout_write_is_sigsys() -> Outcome {
+    sigsys(Behaviour::WriteStdout)
+}
+
+fn t_executable_mapping_is_sigsys() -> Outcome {
+    sigsys(Behaviour::MmapExec)
+}
+
+fn t_signalling_parent_is_sigsys() -> Outcome {
+    sigsys(Behaviour::KillParent(
+        i32::try_from(std::process::id()).unwrap(),
+    ))
+}
+
+fn t_seccomp_log_mode_is_refused_by_default() -> Outcome {
+    if !seccomp_expected() {
+        return Ok(());
+    }
+    std::env::set_var("MCP_WARDEN_SECCOMP_LOG", "1");
+    let refused = run(Behaviour::ReadFiles);
+    let allowed = run_with(
+        Behaviour::ReadFiles,
+        Vec::new(),
+        &limits(),
+        WeakSandboxPolicy::AllowWeak,
+    );
+    std::env::remove_var("MCP_WARDEN_SECCOMP_LOG");
+    ensure!(
+        matches!(
+            refused,
+            Err(SandboxError::WeakSandbox { strict: false, .. })
+        ),
+        "{refused:?}"
+    );
+    let allowed = allowed.map_err(|e| e.to_string())?;
+    ensure!(
+        allowed.confinement.seccomp_log_only && !allowed.confinement.seccomp,
+        "{}",
+        allowed.confinement
+    );
+    ensure!(allowed.warnings.len() == 1, "{:?}", allowed.warnings);
+    Ok(())
+}
+
+/// Reads `/proc/<child>/status` and `/limits` of a live, confined child: an observation
+/// independent of what the child claims in its hello.
+fn t_proc_shows_the_confinement() -> Outcome {
+    let handle = std::thread::spawn(|| {
+        let l = Limits {
+            timeout: Duration::from_secs(2),
+            ..Limits::default()
+        };
+        run_with(
+            Behaviour::Sleep,
+            vec![temp_file("x")],
+            &l,
+            WeakSandboxPolicy::Default,
+        )
+    });
+    let me = std::process::id().to_string();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut found = None;
+    while found.is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let dir = entry.path();
+            let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
+                continue;
+            };
+            let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+            let parent = status
+                .lines()
+                .find_map(|l| l.strip_prefix("PPid:"))
+                .map(str::trim);
+            // Confinement is complete once the seccomp line says 2 (filter mode).
+            let seccomp_on = status.lines().any(|l| l == "Seccomp:\t2");
+            if parent == Some(me.as_str())
+                && cmdline.starts_with(format!("mcp-warden\0{CHILD_ARG}").as_bytes())
+                && (seccomp_on || !seccomp_expected())
+            {
+                let limits = std::fs::read_to_string(dir.join("limits")).unwrap_or_default();
+                found = Some((status, limits));
+                break;
+            }
+        }
+    }
+    let result = handle.join().map_err(|_| "thread panicked".to_string())?;
+    ensure!(
+        matches!(result, Err(SandboxError::Timeout { .. })),
+        "{result:?}"
+    );
+    let (status, limits) = found.ok_or("confined child not found in /proc")?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    if nix::unistd::geteuid().is_root() {
+        ensure!(
+            field("Uid:") == "65534 65534 65534 65534",
+            "Uid: {}",
+            field("Uid:")
+        );
+        ensure!(
+            field("Gid:") == "65534 65534 65534 65534",
+            "Gid: {}",
+            field("Gid:")
+        );
+        ensure!(field("Groups:").is_empty(), "Groups: {}", field("Groups:"));
+        ensure!(field("CapBnd:") == "0000000000000000", "CapBnd");
+    }
+    for caps in ["CapInh:", "CapPrm:", "CapEff:", "CapAmb:"] {
+        ensure!(field(caps) == "0000000000000000", "{caps} {}", field(caps));
+    }
+    ensure!(field("NoNewPrivs:") == "1", "NoNewPrivs");
+    if seccomp_expected() {
+        ensure!(field("Seccomp:") == "2", "Seccomp: {}", field("Seccomp:"));
+    }
+    let limit = |name: &str| {
+        limits
+            .lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| {
+                l[name.len()..]
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default()
+    };
+    ensure!(
+        limit("Max cpu time") == "10 11",
+        "cpu {}",
+        limit("Max cpu time")
+    );
+    ensure!(limit("Max file size") == "0 0", "fsize");
+    ensure!(limit("Max core file size") == "0 0", "core");
+    ensure!(limit("Max processes") == "0 0", "nproc");
+    // fds 0..=5 used, one spare for the landlock ruleset.
+    ensure!(
+        limit("Max open files") == "7 7",
+        "nofile {}",
+        limit("Max open files")
+    );
+    ensure!(
+        limit("Max address space") == "1073741824 1073741824",
+        "as {}",
+        limit("Max address space")
+    );
+    Ok(())
+}
+
+fn t_selftest_all_ok() -> Outcome {
+    let (table, ok) = selftest();
+    print!("{table}");
+    ensure!(
+        ok || !required() && !seccomp_expected(),
+        "selftest mismatch"
+    );
+    Ok(())
+}
+
+fn t_kernel_status() -> Outcome {
+    let s = kernel_status();
+    print!("{s}");
+    ensure!(s.contains("landlock:") && s.contains("child:"), "{s}");
+    Ok(())
+}
+
+type Case = (&'static str, fn() -> Outcome);
+
+const TESTS: &[Case] = &[
+    ("kernel_layers_present", t_kernel_layers_present),
+    ("reads_handed_files_in_order", t_reads_handed_files_in_order),
+    ("environment_is_empty", t_environment_is_empty),
+    (
+        "only_fixed_descriptors_are_open",
+        t_only_fixed_descriptors_are_open,
+    ),
+    (
+        "panic_exits_101_even_with_rust_backtrace",
+        t_panic_exits_101_even_with_rust_backtrace,
+    ),
+    ("abort_is_sigabrt", t_abort_is_sigabrt),
+    (
+        "oom_beyond_rlimit_as_is_sigabrt",
+        t_oom_beyond_rlimit_as_is_sigabrt,
+    ),
+    ("spinning_child_times_out", t_spinning_child_times_out),
+    ("sleeping_child_times_out", t_sleeping_child_times_out),
+    ("garbage_frame", t_garbage_frame),
+    ("oversized_length_prefix", t_oversized_length_prefix),
+    ("truncated_stream", t_truncated_stream),
+    ("too_many_messages", t_too_many_messages),
+    ("too_many_bytes", t_too_many_bytes),
+    (
+        "big_report_is_drained_before_wait",
+        t_big_report_is_drained_before_wait,
+    ),
+    (
+        "exit_nonzero_with_sanitized_stderr",
+        t_exit_nonzero_with_sanitized_stderr,
+    ),
+    ("count_mismatch", t_count_mismatch),
+    ("unknown_variant", t_unknown_variant),
+    ("frame_after_end", t_frame_after_end),
+    ("socket_is_sigsys", t_socket_is_sigsys),
+    ("open_is_sigsys", t_open_is_sigsys),
+    ("spawn_is_sigsys", t_spawn_is_sigsys),
+    ("stdout_write_is_sigsys", t_stdout_write_is_sigsys),
+    (
+        "executable_mapping_is_sigsys",
+        t_executable_mapping_is_sigsys,
+    ),
+    ("signalling_parent_is_sigsys", t_signalling_parent_is_sigsys),
+    (
+        "seccomp_log_mode_is_refused_by_default",
+        t_seccomp_log_mode_is_refused_by_default,
+    ),
+    ("proc_shows_the_confinement", t_proc_shows_the_confinement),
+    ("selftest_all_ok", t_selftest_all_ok),
+    ("kernel_status", t_kernel_status),
+];
+
+fn main() -> ExitCode {
+    match std::env::args_os().nth(1) {
+        Some(a) if a == CHILD_ARG => serve_child(test_child),
+        Some(a) if a == PROBE_ARG => probe_main(),
+        _ => {}
+    }
+    // `cargo test -- NAME` passes a filter; flags such as --nocapture are ignored.
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if required() && !seccomp_expected() {
+        eprintln!("MCP_WARDEN_REQUIRE_SANDBOX=1 but seccomp filters are unavailable");
+        return ExitCode::FAILURE;
+    }
+    let mut failed = 0;
+    let mut ran = 0;
+    for (name, test) in TESTS {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        ran += 1;
+        let t = Instant::now();
+        match test() {
+            Ok(()) => println!("test {name} ... ok ({:?})", t.elapsed()),
+            Err(e) => {
+                failed += 1;
+                println!("test {name} ... FAILED: {e}");
+            }
+        }
+    }
+    println!("\ntest result: {} passed; {failed} failed", ran - failed);
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

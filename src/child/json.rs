@@ -1,0 +1,1208 @@
+//! Strict JSON (RFC 8259) and VS Code JSONC, parsed by one small iterative parser.
+//!
+//! # Why a hand-written parser
+//!
+//! Every config and lock byte is attacker-reachable, and the loaders need more from
+//! a parse than a value: the position of every server key, refusal of duplicate
+//! keys, exact control over what is lenient, and a nesting bound that is 128 for
+//! configs but 512 for locks. The crates on hand each cover part of that:
+//!
+//! * `serde_json` has no positions, keeps the last duplicate silently, and its fixed
+//!   recursion limit (128) is below the lock bound; lifting it means recursion on
+//!   attacker input.
+//! * `jsonc-parser` has positions (through its AST, a second, heavier tree), but
+//!   keeps the last duplicate, accepts raw control characters in strings, is lax by
+//!   default and measured about 2× slower than `serde_json`.
+//!
+//! This parser does the whole job in one left-to-right pass: it builds a borrowed
+//! tree (strings without escapes and number texts point into the input) of only
+//! the parts a loader reads ([`Select`]; everything else is validated, not built),
+//! records
+//! the byte offset of every object key, refuses duplicate keys when an object
+//! closes, and never recurses: containers live on an explicit stack whose depth is
+//! checked before every value, so a 200,000-deep `[[[[` fails in microseconds on
+//! any thread stack. Comments are skipped with one forward search each, so an
+//! unterminated `/*` or string ends the parse at once: the whole pass is linear.
+//!
+//! # The two dialects
+//!
+//! * Strict: RFC 8259 exactly. No comments, no trailing commas, no `NaN`, no raw
+//!   control characters (U+0000..U+001F) in strings, no unpaired surrogate escapes,
+//!   only space, tab, LF and CR as whitespace. A comment or a trailing comma is
+//!   reported as "the file looks like JSONC".
+//! * JSONC (VS Code): strict JSON plus `//` and `/* */` comments and a trailing
+//!   comma before `]` or `}`. Nothing else from JSON5. A line comment ends at LF or
+//!   CR; a vertical tab, form feed, U+2028 or U+2029 inside a line comment is
+//!   refused, because JSONC parsers disagree on whether those end the comment and
+//!   text after one could be hidden from us but loaded by the client.
+//!
+//! # Differences from clients, all failing closed
+//!
+//! Duplicate keys are an error (clients keep the last; a reader that keeps the
+//! first would audit a decoy). Numbers are kept as their source text and never
+//! converted. Depth is counted with the root at 0; an element deeper than
+//! `max_depth` is refused.
+
+use std::borrow::Cow;
+
+use super::position::line_col;
+
+/// Which dialect and which nesting bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    /// Allow `//` and `/* */` comments and trailing commas.
+    pub jsonc: bool,
+    /// Deepest element accepted (root at depth 0).
+    pub max_depth: usize,
+    /// Which parts of the document to build (everything else is only validated).
+    pub select: Select,
+}
+
+/// Which values the parser builds. A skipped value is validated exactly like a kept
+/// one (syntax, strings, duplicate keys, depth) but not stored: its place in a kept
+/// object holds an empty value of the same type. `~/.claude.json` is mostly session
+/// history; building only the server maps makes its parse about twice as fast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Select {
+    /// Build everything (locks, and everything below a server map).
+    All,
+    /// A config's top level: keep `mcpServers` and `servers` (and `projects` when
+    /// `claude`); skip the rest.
+    Config { claude: bool },
+    /// `~/.claude.json` `projects`: every member is a project.
+    Projects,
+    /// One project: keep its `mcpServers` and `servers`.
+    Project,
+    /// Validate only.
+    Skip,
+}
+
+impl Select {
+    /// The mode of an object member's value.
+    fn member(self, key: &str) -> Select {
+        match self {
+            Select::All => Select::All,
+            Select::Skip => Select::Skip,
+            Select::Config { .. } | Select::Project if key == "mcpServers" || key == "servers" => {
+                Select::All
+            }
+            Select::Config { claude: true } if key == "projects" => Select::Projects,
+            Select::Projects => Select::Project,
+            Select::Config { .. } | Select::Project => Select::Skip,
+        }
+    }
+
+    /// The mode of an array item: arrays only matter inside a server map.
+    fn item(self) -> Select {
+        if self == Select::All {
+            Select::All
+        } else {
+            Select::Skip
+        }
+    }
+}
+
+/// A parsed JSON value. Strings borrow from the input unless they held escapes;
+/// numbers are the exact source text of a valid RFC 8259 number.
+#[derive(Debug, Clone)]
+pub(crate) enum Value<'a> {
+    Null,
+    Bool(bool),
+    Number(&'a str),
+    String(Cow<'a, str>),
+    Array(Vec<Value<'a>>),
+    Object(Vec<Member<'a>>),
+}
+
+/// One object member: the decoded key, the byte offset of its opening quote, the value.
+#[derive(Debug, Clone)]
+pub(crate) struct Member<'a> {
+    pub key: Cow<'a, str>,
+    pub offset: usize,
+    pub value: Value<'a>,
+}
+
+impl<'a> Value<'a> {
+    /// The type's name with an article, for messages ("a number", "null").
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        }
+    }
+
+    /// The member named `key` (keys are unique: duplicates are refused).
+    pub(crate) fn get(&self, key: &str) -> Option<&Value<'a>> {
+        match self {
+            Value::Object(members) => members.iter().find(|m| m.key == key).map(|m| &m.value),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Structural equality as a JavaScript client sees it: object member order does not
+/// matter, numbers compare by their IEEE double value (`1` equals `1.0`).
+pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || matches!((x.parse::<f64>(), y.parse::<f64>()), (Ok(p), Ok(q)) if p == q)
+        }
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            if x.len() != y.len() {
+                return false;
+            }
+            if x.len() <= 16 {
+                return x.iter().all(|m| {
+                    y.iter()
+                        .find(|n| n.key == m.key)
+                        .is_some_and(|n| same_value(&m.value, &n.value))
+                });
+            }
+            let mut sorted: Vec<&Member<'_>> = y.iter().collect();
+            sorted.sort_unstable_by(|p, q| p.key.cmp(&q.key));
+            x.iter().all(|m| {
+                sorted
+                    .binary_search_by(|n| n.key.as_ref().cmp(m.key.as_ref()))
+                    .ok()
+                    .and_then(|i| sorted.get(i))
+                    .is_some_and(|n| same_value(&m.value, &n.value))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Why the text is not accepted, and where (byte offset into the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    pub offset: usize,
+    pub reason: String,
+    /// The nesting bound was exceeded (the text may be fine otherwise).
+    pub too_deep: bool,
+}
+
+/// Parse `text` from byte `start` (past a BOM the caller chose to skip).
+pub(crate) fn parse(text: &str, start: usize, opts: Options) -> Result<Value<'_>, SyntaxError> {
+    Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: start,
+        opts,
+        skipped_keys: Vec::new(),
+        scratch: String::new(),
+    }
+    .run()
+}
+
+const LOOKS_LIKE_JSONC: &str = "(the file looks like JSONC)";
+
+enum Frame<'a> {
+    Array {
+        items: Vec<Value<'a>>,
+        open: usize,
+        mode: Select,
+    },
+    Object {
+        members: Vec<Member<'a>>,
+        /// The key of the member whose value is being parsed.
+        key: Cow<'a, str>,
+        key_offset: usize,
+        open: usize,
+        mode: Select,
+        /// Where this object's keys start in `skipped_keys` (skipped objects only).
+        keys_start: usize,
+    },
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    opts: Options,
+    /// Keys of the skipped objects still open, kept only to refuse duplicates.
+    skipped_keys: Vec<(Cow<'a, str>, usize)>,
+    /// Scratch buffer for validating escapes in skipped strings.
+    scratch: String,
+}
+
+impl<'a> Parser<'a> {
+    fn run(mut self) -> Result<Value<'a>, SyntaxError> {
+        let mut stack: Vec<Frame<'a>> = Vec::new();
+        'value: loop {
+            self.skip_trivia()?;
+            if stack.len() > self.opts.max_depth {
+                return Err(SyntaxError {
+                    offset: self.pos,
+                    reason: format!("nesting deeper than {} levels", self.opts.max_depth),
+                    too_deep: true,
+                });
+            }
+            let mode = match stack.last() {
+                None => self.opts.select,
+                Some(Frame::Array { mode, .. }) => mode.item(),
+                Some(Frame::Object { mode, key, .. }) => mode.member(key),
+            };
+            let start = self.pos;
+            let mut value = match self.peek() {
+                None => return Err(self.eof_error(&stack)),
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.skip_trivia()?;
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Value::Object(Vec::new())
+                    } else {
+                        let mut frame = Frame::Object {
+                            members: Vec::new(),
+                            key: Cow::Borrowed(""),
+                            key_offset: 0,
+                            open: start,
+                            mode,
+                            keys_start: self.skipped_keys.len(),
+                        };
+                        self.next_key(&mut frame)?;
+                        stack.push(frame);
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.pos += 1;
+                    self.skip_trivia()?;
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        Value::Array(Vec::new())
+                    } else {
+                        stack.push(Frame::Array {
+                            items: Vec::new(),
+                            open: start,
+                            mode,
+                        });
+                        continue 'value;
+                    }
+                }
+                Some(b'"') if mode == Select::Skip => {
+                    self.skip_string()?;
+                    Value::String(Cow::Borrowed(""))
+                }
+                Some(b'"') => Value::String(self.string()?),
+                Some(b't') => self.literal("true", Value::Bool(true))?,
+                Some(b'f') => self.literal("false", Value::Bool(false))?,
+                Some(b'n') => self.literal("null", Value::Null)?,
+                Some(b'-' | b'0'..=b'9') => Value::Number(self.number()?),
+                Some(_) => return Err(self.unexpected_value()),
+            };
+            // Attach the finished value to its container; close containers as long
+            // as their closing bracket follows.
+            loop {
+                let Some(mut frame) = stack.pop() else {
+                    self.skip_trivia()?;
+                    if self.pos < self.bytes.len() {
+                        return Err(self.error(
+                            self.pos,
+                            format!(
+                                "unexpected {} after the top-level value",
+                                self.describe_here()
+                            ),
+                        ));
+                    }
+                    return Ok(value);
+                };
+                match &mut frame {
+                    Frame::Array { items, open, mode } => {
+                        if *mode == Select::All {
+                            items.push(value);
+                        }
+                        let open = *open;
+                        if self.after_item(b']', "array", open)? {
+                            stack.push(frame);
+                            continue 'value;
+                        }
+                        value = Value::Array(std::mem::take(items));
+                    }
+                    Frame::Object {
+                        members,
+                        key,
+                        key_offset,
+                        open,
+                        mode,
+                        keys_start,
+                    } => {
+                        if *mode != Select::Skip {
+                            members.push(Member {
+                                key: std::mem::take(key),
+                                offset: *key_offset,
+                                value,
+                            });
+                        }
+                        let (open, keys_start, skip) = (*open, *keys_start, *mode == Select::Skip);
+                        if self.after_item(b'}', "object", open)? {
+                            self.next_key(&mut frame)?;
+                            stack.push(frame);
+                            continue 'value;
+                        }
+                        if skip {
+                            let keys = self.skipped_keys.get(keys_start..).unwrap_or_default();
+                            self.check_duplicates(keys.len(), |i| {
+                                keys.get(i).map(|(k, o)| (k.as_ref(), *o))
+                            })?;
+                            self.skipped_keys.truncate(keys_start);
+                            value = Value::Object(Vec::new());
+                        } else {
+                            let members = std::mem::take(members);
+                            self.check_duplicates(members.len(), |i| {
+                                members.get(i).map(|m| (m.key.as_ref(), m.offset))
+                            })?;
+                            value = Value::Object(members);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parse the next key of an object frame into it (or into the skipped-key list).
+    fn next_key(&mut self, frame: &mut Frame<'a>) -> Result<(), SyntaxError> {
+        let Frame::Object {
+            key,
+            key_offset,
+            open,
+            mode,
+            ..
+        } = frame
+        else {
+            return Ok(());
+        };
+        let (k, off) = self.key().map_err(|e| {
+            if self.peek().is_none() {
+                self.unclosed("object", *open, e)
+            } else {
+                e
+            }
+        })?;
+        if *mode == Select::Skip {
+            self.skipped_keys.push((k, off));
+        } else {
+            *key = k;
+            *key_offset = off;
+        }
+        Ok(())
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn slice(&self, from: usize, to: usize) -> Result<&'a str, SyntaxError> {
+        self.text
+            .get(from..to)
+            .ok_or_else(|| self.error(from, "internal error: split inside a character".into()))
+    }
+
+    fn error(&self, offset: usize, reason: String) -> SyntaxError {
+        SyntaxError {
+            offset,
+            reason,
+            too_deep: false,
+        }
+    }
+
+    fn at(&self, offset: usize) -> String {
+        let (line, col) = line_col(self.text, offset);
+        format!("line {line} column {col}")
+    }
+
+    /// After an array item or object member: `true` when another one follows.
+    fn after_item(&mut self, close: u8, what: &str, open: usize) -> Result<bool, SyntaxError> {
+        self.skip_trivia()?;
+        match self.peek() {
+            Some(b',') => {
+                let comma = self.pos;
+                self.pos += 1;
+                self.skip_trivia()?;
+                if self.peek() == Some(close) {
+                    if !self.opts.jsonc {
+                        return Err(self.error(
+                            comma,
+                            format!("trailing commas are not allowed in JSON {LOOKS_LIKE_JSONC}"),
+                        ));
+                    }
+                    self.pos += 1;
+                    return Ok(false);
+                }
+                Ok(true)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            None => Err(self.unclosed(
+                what,
+                open,
+                self.error(self.pos, "unexpected end of input".into()),
+            )),
+            Some(_) => Err(self.error(
+                self.pos,
+                format!(
+                    "expected ',' or '{}' in an {what}, found {}",
+                    char::from(close),
+                    self.describe_here()
+                ),
+            )),
+        }
+    }
+
+    fn unclosed(&self, what: &str, open: usize, e: SyntaxError) -> SyntaxError {
+        self.error(
+            e.offset,
+            format!(
+                "unexpected end of input: the {what} opened at {} is not closed",
+                self.at(open)
+            ),
+        )
+    }
+
+    fn eof_error(&self, stack: &[Frame<'a>]) -> SyntaxError {
+        match stack.last() {
+            Some(Frame::Array { open, .. }) => {
+                self.unclosed("array", *open, self.error(self.pos, String::new()))
+            }
+            Some(Frame::Object { open, .. }) => {
+                self.unclosed("object", *open, self.error(self.pos, String::new()))
+            }
+            None => self.error(
+                self.pos,
+                "the file is empty (expected a JSON object)".into(),
+            ),
+        }
+    }
+
+    /// An object key and the `:` after it.
+    fn key(&mut self) -> Result<(Cow<'a, str>, usize), SyntaxError> {
+        match self.peek() {
+            Some(b'"') => {}
+            None => return Err(self.error(self.pos, "unexpected end of input".into())),
+            Some(b'\'') => {
+                return Err(self.error(
+                    self.pos,
+                    "object keys must be double-quoted (single quotes are not JSON)".into(),
+                ))
+            }
+            Some(_) => {
+                return Err(self.error(
+                    self.pos,
+                    format!(
+                        "expected a double-quoted object key, found {}",
+                        self.describe_here()
+                    ),
+                ))
+            }
+        }
+        let offset = self.pos;
+        let key = self.string()?;
+        self.skip_trivia()?;
+        match self.peek() {
+            Some(b':') => {
+                self.pos += 1;
+                Ok((key, offset))
+            }
+            None => Err(self.error(self.pos, "unexpected end of input".into())),
+            Some(_) => Err(self.error(
+                self.pos,
+                format!(
+                    "expected ':' after an object key, found {}",
+                    self.describe_here()
+                ),
+            )),
+        }
+    }
+
+    fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
+                Some(b'/') => match self.bytes.get(self.pos + 1) {
+                    Some(b'/' | b'*') if !self.opts.jsonc => {
+                        return Err(self.error(
+                            self.pos,
+                            format!("comments are not allowed in JSON {LOOKS_LIKE_JSONC}"),
+                        ))
+                    }
+                    Some(b'/') => self.line_comment()?,
+                    Some(b'*') => self.block_comment()?,
+                    _ => return Ok(()),
+                },
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn line_comment(&mut self) -> Result<(), SyntaxError> {
+        let mut i = self.pos + 2;
+        while let Some(&b) = self.bytes.get(i) {
+            match b {
+                b'\n' | b'\r' => break,
+                0x0B | 0x0C => {
+                    return Err(self.error(
+                        i,
+                        "a line comment contains a vertical tab or form feed; JSONC parsers \
+                         disagree on whether it ends the comment"
+                            .into(),
+                    ))
+                }
+                0xE2 if self.bytes.get(i + 1) == Some(&0x80)
+                    && matches!(self.bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
+                {
+                    return Err(self.error(
+                        i,
+                        "a line comment contains U+2028 or U+2029; JSONC parsers disagree on \
+                         whether it ends the comment"
+                            .into(),
+                    ))
+                }
+                _ => i += 1,
+            }
+        }
+        self.pos = i;
+        Ok(())
+    }
+
+    fn block_comment(&mut self) -> Result<(), SyntaxError> {
+        let body = self.pos + 2;
+        match self.text.get(body..).and_then(|rest| rest.find("*/")) {
+            Some(end) => {
+                self.pos = body + end + 2;
+                Ok(())
+            }
+            None => Err(self.error(self.pos, "unterminated block comment".into())),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value<'a>) -> Result<Value<'a>, SyntaxError> {
+        if self
+            .bytes
+            .get(self.pos..)
+            .is_some_and(|rest| rest.starts_with(word.as_bytes()))
+        {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.unexpected_value())
+        }
+    }
+
+    fn number(&mut self) -> Result<&'a str, SyntaxError> {
+        let start = self.pos;
+        let b = self.bytes;
+        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let mut i = start;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => {
+                i += 1;
+                if digit(i) {
+                    return Err(self.error(start, "numbers must not have leading zeros".into()));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while digit(i) {
+                    i += 1;
+                }
+            }
+            Some(b'I') => {
+                return Err(self.error(start, "Infinity is not valid JSON".into()));
+            }
+            _ => return Err(self.error(start, "invalid number".into())),
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !digit(i) {
+                return Err(self.error(start, "invalid number (no digit after '.')".into()));
+            }
+            while digit(i) {
+                i += 1;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !digit(i) {
+                return Err(self.error(start, "invalid number (no digit in the exponent)".into()));
+            }
+            while digit(i) {
+                i += 1;
+            }
+        }
+        self.pos = i;
+        self.slice(start, i)
+    }
+
+    /// A string literal at `self.pos` (which holds `"`), decoded.
+    fn string(&mut self) -> Result<Cow<'a, str>, SyntaxError> {
+        let open = self.pos;
+        let b = self.bytes;
+        let start = open + 1;
+        let mut i = start;
+        // Fast path: no escapes, borrow from the input.
+        loop {
+            match b.get(i) {
+                None => return Err(self.unterminated(open)),
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(Cow::Borrowed(self.slice(start, i)?));
+                }
+                Some(b'\\') => break,
+                Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
+                Some(_) => i += 1,
+            }
+        }
+        let mut out = String::with_capacity(i - start + 16);
+        out.push_str(self.slice(start, i)?);
+        loop {
+            match b.get(i) {
+                None => return Err(self.unterminated(open)),
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => i = self.escape(i, &mut out)?,
+                Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
+                Some(_) => {
+                    let run = i;
+                    while let Some(&c) = b.get(i) {
+                        if c == b'"' || c == b'\\' || c < 0x20 {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    out.push_str(self.slice(run, i)?);
+                }
+            }
+        }
+    }
+
+    /// Validate a string literal at `self.pos` without building it.
+    fn skip_string(&mut self) -> Result<(), SyntaxError> {
+        let open = self.pos;
+        let b = self.bytes;
+        let mut i = open + 1;
+        loop {
+            match b.get(i) {
+                None => return Err(self.unterminated(open)),
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let mut scratch = std::mem::take(&mut self.scratch);
+                    scratch.clear();
+                    let next = self.escape(i, &mut scratch);
+                    self.scratch = scratch;
+                    i = next?;
+                }
+                Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
+                Some(_) => i += 1,
+            }
+        }
+    }
+
+    fn unterminated(&self, open: usize) -> SyntaxError {
+        self.error(open, "unterminated string".into())
+    }
+
+    fn control_char(&self, at: usize, c: u8) -> SyntaxError {
+        self.error(
+            at,
+            format!("raw control character U+{c:04X} in a string (JSON requires it escaped)"),
+        )
+    }
+
+    /// One escape sequence at `i` (which holds `\`); returns the index after it.
+    fn escape(&self, i: usize, out: &mut String) -> Result<usize, SyntaxError> {
+        let simple = match self.bytes.get(i + 1) {
+            Some(b'"') => Some('"'),
+            Some(b'\\') => Some('\\'),
+            Some(b'/') => Some('/'),
+            Some(b'b') => Some('\u{8}'),
+            Some(b'f') => Some('\u{c}'),
+            Some(b'n') => Some('\n'),
+            Some(b'r') => Some('\r'),
+            Some(b't') => Some('\t'),
+            Some(b'u') => None,
+            None => return Err(self.error(i, "unterminated string".into())),
+            Some(_) => {
+                return Err(self.error(
+                    i,
+                    format!("invalid escape sequence \\{}", self.describe_at(i + 1)),
+                ))
+            }
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            return Ok(i + 2);
+        }
+        let unit = self
+            .hex4(i + 2)
+            .ok_or_else(|| self.error(i, "invalid \\u escape (expected four hex digits)".into()))?;
+        let (scalar, next) = match unit {
+            0xD800..=0xDBFF => {
+                let low = if self.bytes.get(i + 6) == Some(&b'\\')
+                    && self.bytes.get(i + 7) == Some(&b'u')
+                {
+                    self.hex4(i + 8)
+                } else {
+                    None
+                };
+                match low {
+                    Some(lo @ 0xDC00..=0xDFFF) => {
+                        (0x10000 + ((unit - 0xD800) << 10) + (lo - 0xDC00), i + 12)
+                    }
+                    _ => {
+                        return Err(
+                            self.error(i, format!("unpaired surrogate \\u{unit:04x} in a string"))
+                        )
+                    }
+                }
+            }
+            0xDC00..=0xDFFF => {
+                return Err(self.error(i, format!("unpaired surrogate \\u{unit:04x} in a string")))
+            }
+            _ => (unit, i + 6),
+        };
+        match char::from_u32(scalar) {
+            Some(c) => {
+                out.push(c);
+                Ok(next)
+            }
+            None => Err(self.error(i, "invalid \\u escape".into())),
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let digits = self.bytes.get(at..at + 4)?;
+        let mut v = 0u32;
+        for &d in digits {
+            v = v * 16 + char::from(d).to_digit(16)?;
+        }
+        Some(v)
+    }
+
+    /// Refuse the earliest second occurrence of a key among `n` keys.
+    fn check_duplicates<'k>(
+        &self,
+        n: usize,
+        get: impl Fn(usize) -> Option<(&'k str, usize)>,
+    ) -> Result<(), SyntaxError> {
+        if n < 2 {
+            return Ok(());
+        }
+        let key = |i: usize| get(i).map_or("", |(k, _)| k);
+        let mut second: Option<usize> = None;
+        if n <= 12 {
+            'outer: for j in 1..n {
+                for i in 0..j {
+                    if key(i) == key(j) {
+                        second = Some(j);
+                        break 'outer;
+                    }
+                }
+            }
+        } else {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_unstable_by(|&x, &y| key(x).cmp(key(y)).then(x.cmp(&y)));
+            for w in idx.windows(2) {
+                if let [x, y] = *w {
+                    if key(x) == key(y) && second.is_none_or(|s| y < s) {
+                        second = Some(y);
+                    }
+                }
+            }
+        }
+        let Some(j) = second else { return Ok(()) };
+        let name = key(j);
+        let first = (0..n)
+            .find(|&i| key(i) == name)
+            .and_then(&get)
+            .map_or(0, |(_, o)| o);
+        let offset = get(j).map_or(0, |(_, o)| o);
+        Err(self.error(
+            offset,
+            format!(
+                "duplicate key \"{}\" (first at {}); clients keep only the last one, so the \
+                 file is ambiguous",
+                excerpt(name),
+                self.at(first)
+            ),
+        ))
+    }
+
+    fn unexpected_value(&self) -> SyntaxError {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        let reason = if rest.starts_with(b"NaN") || rest.starts_with(b"Infinity") {
+            "NaN and Infinity are not valid JSON".to_string()
+        } else if rest.starts_with(b"'") {
+            "single-quoted strings are not allowed in JSON".to_string()
+        } else {
+            format!("expected a value, found {}", self.describe_here())
+        };
+        self.error(self.pos, reason)
+    }
+
+    fn describe_here(&self) -> String {
+        self.describe_at(self.pos)
+    }
+
+    /// The character at a byte offset, for messages: `'x'` when printable ASCII,
+    /// else its code point.
+    fn describe_at(&self, at: usize) -> String {
+        match self.text.get(at..).and_then(|s| s.chars().next()) {
+            None => "end of input".into(),
+            Some(c) if c.is_ascii_graphic() => format!("'{c}'"),
+            Some(c) => format!("U+{:04X}", u32::from(c)),
+        }
+    }
+}
+
+/// At most 40 characters of `s`, with `…` when cut.
+pub(crate) fn excerpt(s: &str) -> String {
+    const MAX: usize = 40;
+    match s.char_indices().nth(MAX) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or_default()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const STRICT: Options = Options {
+        jsonc: false,
+        max_depth: 128,
+        select: Select::All,
+    };
+    const JSONC: Options = Options {
+        jsonc: true,
+        max_depth: 128,
+        select: Select::All,
+    };
+
+    fn ok(text: &str, opts: Options) -> Value<'_> {
+        match parse(text, 0, opts) {
+            Ok(v) => v,
+            Err(e) => panic!("{text:?}: {e:?}"),
+        }
+    }
+
+    fn err(text: &str, opts: Options) -> SyntaxError {
+        match parse(text, 0, opts) {
+            Ok(v) => panic!("{text:?} parsed: {v:?}"),
+            Err(e) => e,
+        }
+    }
+
+    /// Render a value back as compact JSON, to compare with serde_json.
+    fn render(v: &Value<'_>) -> serde_json::Value {
+        match v {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Number(n) => serde_json::from_str(n).unwrap(),
+            Value::String(s) => serde_json::Value::String(s.to_string()),
+            Value::Array(items) => serde_json::Value::Array(items.iter().map(render).collect()),
+            Value::Object(members) => serde_json::Value::Object(
+                members
+                    .iter()
+                    .map(|m| (m.key.to_string(), render(&m.value)))
+                    .collect(),
+            ),
+        }
+    }
+
+    #[test]
+    fn agrees_with_serde_json_on_valid_documents() {
+        let docs = [
+            r#"{"a": [1, -2.5e+3, 0, 0.0, 1E2, true, false, null], "b": {"c": "d\n\u00e9\ud83d\ude00\"\\\/"}}"#,
+            "[]",
+            "{}",
+            " \t\r\n[ {} , [ ] ]\n",
+            r#""top-level string""#,
+            "123",
+            r#"{"":"","k":{"":[[]]}}"#,
+            "[\"\u{202e}raw rlo\", \"\u{7f}\"]",
+        ];
+        for doc in docs {
+            let mine = render(&ok(doc, STRICT));
+            let theirs: serde_json::Value = serde_json::from_str(doc).unwrap();
+            assert_eq!(mine, theirs, "{doc}");
+            // JSONC == strict JSON on comment-free input.
+            assert_eq!(render(&ok(doc, JSONC)), theirs, "{doc}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_serde_json_rejects() {
+        let bad = [
+            "",
+            " ",
+            "{",
+            "[",
+            "[1,]",
+            "{\"a\":1,}",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{a:1}",
+            "{'a':1}",
+            "[NaN]",
+            "[Infinity]",
+            "[-Infinity]",
+            "[01]",
+            "[1.]",
+            "[.5]",
+            "[1e]",
+            "[+1]",
+            "[\"\\x\"]",
+            "[\"\\u12\"]",
+            "[\"\\ud800\"]",
+            "[\"\\udc00\"]",
+            "[\"\\ud800\\u0041\"]",
+            "[\"a\nb\"]",
+            "[\"a\u{0}b\"]",
+            "[\"a\tb\"]",
+            "[tru]",
+            "[nul]",
+            "{} {}",
+            "[] x",
+            "\u{feff}{}",
+            "[\"unterminated",
+            "{\"a\":1 // c\n}",
+            "[/* c */]",
+            "{\"a\":}",
+            "[,]",
+            "[1,,2]",
+            "\u{a0}{}",
+            "\u{b}{}",
+        ];
+        for doc in bad {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(doc).is_err(),
+                "{doc:?}"
+            );
+            let _ = err(doc, STRICT);
+        }
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_name_jsonc() {
+        let e = err("{\n  \"a\": 1 // note\n}", STRICT);
+        assert!(e
+            .reason
+            .contains("comments are not allowed in JSON (the file looks like JSONC)"));
+        let e = err("{\"a\": [1, 2,]}", STRICT);
+        assert!(e
+            .reason
+            .contains("trailing commas are not allowed in JSON (the file looks like JSONC)"));
+        assert_eq!(e.offset, 11);
+    }
+
+    #[test]
+    fn jsonc_accepts_comments_and_trailing_commas_only() {
+        let v = ok(
+            "// head\n{ /* a */ \"a\": [1, 2, /* c */ ], \"b\": {\"k\": \"v\", // t\n}, \"s\": \"/* not */ // not\", }\n/* end */",
+            JSONC,
+        );
+        assert_eq!(
+            render(&v),
+            serde_json::json!({"a": [1, 2], "b": {"k": "v"}, "s": "/* not */ // not"})
+        );
+        for bad in [
+            "[1,,2]",
+            "[,]",
+            "{,}",
+            "{'a':1}",
+            "{a:1}",
+            "[0x10]",
+            "[1 2]",
+            "# c\n{}",
+            "[\"a\nb\"]",
+        ] {
+            let _ = err(bad, JSONC);
+        }
+    }
+
+    #[test]
+    fn jsonc_line_comment_ends_at_cr_too() {
+        // A client ends `//` at CR; ending only at LF would hide the map after it.
+        let v = ok("{ // c\r\"servers\": {} }", JSONC);
+        assert!(v.get("servers").is_some());
+        let e = err("{ // c\u{2028}\"servers\": {} }", JSONC);
+        assert!(e.reason.contains("U+2028"));
+        let e = err("{ // c\u{b}x\n}", JSONC);
+        assert!(e.reason.contains("vertical tab"));
+    }
+
+    #[test]
+    fn strings_are_byte_exact() {
+        let v = ok(
+            r#"{"args": ["-c", "echo {a, }", "x, ]", "//not-a-comment", "/* k */", "http://x//y"],}"#,
+            JSONC,
+        );
+        let args: Vec<&str> = match v.get("args") {
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            _ => panic!(),
+        };
+        assert_eq!(
+            args,
+            [
+                "-c",
+                "echo {a, }",
+                "x, ]",
+                "//not-a-comment",
+                "/* k */",
+                "http://x//y"
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_with_both_positions() {
+        let e = err("{\"a\": 1,\n \"b\": 2,\n \"a\": 3}", STRICT);
+        assert_eq!(e.offset, 19);
+        assert!(
+            e.reason
+                .contains("duplicate key \"a\" (first at line 1 column 2)"),
+            "{}",
+            e.reason
+        );
+        // Escaped spelling of the same key is the same key.
+        let _ = err(r#"{"a": 1, "\u0061": 2}"#, STRICT);
+        // Large objects take the sorting path; the earliest second occurrence is reported.
+        let mut doc = String::from("{");
+        for i in 0..100 {
+            doc.push_str(&format!("\"k{i}\": {i},"));
+        }
+        doc.push_str("\"k7\": 0, \"k3\": 0}");
+        let e = err(&doc, STRICT);
+        assert!(e.reason.contains("\"k7\""), "{}", e.reason);
+        // Same key in different objects is fine.
+        let _ = ok(r#"{"a": {"a": 1}, "b": {"a": 2}}"#, STRICT);
+    }
+
+    #[test]
+    fn depth_bound_is_exact_and_iterative() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        // n arrays: innermost at depth n-1.
+        let _ = ok(&nest(129), STRICT);
+        let e = err(&nest(130), STRICT);
+        assert!(e.reason.contains("nesting deeper than 128 levels"));
+        let lock = Options {
+            jsonc: false,
+            max_depth: 512,
+            select: Select::All,
+        };
+        let _ = ok(&nest(513), lock);
+        let _ = err(&nest(514), lock);
+        // A scalar at depth 513 is refused too.
+        let _ = err(&format!("{}1{}", "[".repeat(513), "]".repeat(513)), lock);
+        // 200,000 deep on a small thread stack: a clear error, no overflow.
+        let handle = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(|| {
+                let deep = format!("{{\"mcpServers\":{{\"a\":{}", "[".repeat(200_000));
+                parse(&deep, 0, STRICT).map(|_| ()).unwrap_err().reason
+            })
+            .unwrap();
+        assert!(handle.join().unwrap().contains("nesting deeper"));
+    }
+
+    #[test]
+    fn unterminated_block_comments_are_linear() {
+        let hostile = "/* ".repeat(8 * 1024 * 1024 / 3);
+        let t = std::time::Instant::now();
+        let e = err(&hostile, JSONC);
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(e.reason, "unterminated block comment");
+        let e = err("{\"a\": \"unterminated", JSONC);
+        assert_eq!(e.reason, "unterminated string");
+        let long_string = format!("[\"{}", "x".repeat(8 * 1024 * 1024));
+        let t = std::time::Instant::now();
+        let _ = err(&long_string, JSONC);
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn huge_numbers_are_kept_as_text() {
+        let v = ok(
+            "[1e999999, -123456789012345678901234567890, 0.000000000000000000001]",
+            STRICT,
+        );
+        match v {
+            Value::Array(items) => {
+                let texts: Vec<&str> = items
+                    .iter()
+                    .map(|i| match i {
+                        Value::Number(n) => *n,
+                        _ => "",
+                    })
+                    .collect();
+                assert_eq!(
+                    texts,
+                    [
+                        "1e999999",
+                        "-123456789012345678901234567890",
+                        "0.000000000000000000001"
+                    ]
+                );
+            }
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn structural_equality_is_order_insensitive_and_numeric() {
+        let a = ok(
+            r#"{"url": "u", "n": 1, "h": {"x": "1", "y": [1, 2]}}"#,
+            STRICT,
+        );
+        let b = ok(
+            r#"{"h": {"y": [1.0, 2e0], "x": "1"}, "n": 1.0, "url": "u"}"#,
+            STRICT,
+        );
+        let c = ok(
+            r#"{"h": {"y": [2, 1], "x": "1"}, "n": 1, "url": "u"}"#,
+            STRICT,
+        );
+        assert!(same_value(&a, &b));
+        assert!(!same_value(&a, &c));
+        assert!(!same_value(&ok("[1]", STRICT), &ok("[\"1\"]", STRICT)));
+    }
+
+    #[test]
+    fn excerpt_caps_long_keys() {
+        assert_eq!(excerpt("short"), "short");
+        let long = "é".repeat(100);
+        let e = excerpt(&long);
+        assert_eq!(e.chars().count(), 41);
+        assert!(e.ends_with('…'));
+    }
+}

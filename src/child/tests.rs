@@ -1,0 +1,1489 @@
+//! `parse_file` tests: the reference catalog (doctor reference §2 tests 4–8,
+//! 45–47, 52–55) plus hostile inputs, field typing, positions, TOML and locks.
+
+use super::{parse_file, read_capped};
+use crate::protocol::bounds::{MAX_ENTRIES_PER_SERVER, MAX_SERVERS_PER_FILE, MAX_STRING_BYTES};
+use crate::protocol::{
+    ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ParsedConfig, ServerBody,
+    ServerEntry, ServerMap,
+};
+use std::time::{Duration, Instant};
+
+fn config(format: FileFormat, text: &str) -> Result<ParsedConfig, LoadError> {
+    config_bytes(format, text.as_bytes())
+}
+
+fn config_bytes(format: FileFormat, bytes: &[u8]) -> Result<ParsedConfig, LoadError> {
+    match parse_file(format, bytes) {
+        ChildMessage::Config(r) => r,
+        ChildMessage::Lock(_) => panic!("config job answered with a lock"),
+    }
+}
+
+fn ok(format: FileFormat, text: &str) -> ParsedConfig {
+    match config(format, text) {
+        Ok(c) => c,
+        Err(e) => panic!("{text:?}: {e:?}"),
+    }
+}
+
+fn err(format: FileFormat, text: &str) -> LoadError {
+    match config(format, text) {
+        Ok(c) => panic!("{text:?} loaded: {c:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The servers of a single-section file.
+fn servers(format: FileFormat, text: &str) -> Vec<ServerEntry> {
+    let mut c = ok(format, text);
+    assert_eq!(c.sections.len(), 1, "{c:?}");
+    let s = c.sections.remove(0);
+    assert_eq!(s.project, None);
+    assert_eq!(s.error, None);
+    s.servers
+}
+
+fn names(entries: &[ServerEntry]) -> Vec<&str> {
+    entries.iter().map(|e| e.name.as_str()).collect()
+}
+
+fn body(entry: &ServerEntry) -> &ServerBody {
+    match &entry.body {
+        Ok(b) => b,
+        Err(e) => panic!("{}: {e}", entry.name),
+    }
+}
+
+/// The body error of the only server in a JSON file `{"mcpServers": {"s": <entry>}}`.
+fn body_error(entry: &str) -> String {
+    let text = format!("{{\"mcpServers\": {{\"s\": {entry}}}}}");
+    let s = servers(FileFormat::Json, &text);
+    match &s[0].body {
+        Err(e) => e.clone(),
+        Ok(b) => panic!("{entry}: accepted as {b:?}"),
+    }
+}
+
+const JSON: FileFormat = FileFormat::Json;
+const JSONC: FileFormat = FileFormat::Jsonc;
+const CLAUDE: FileFormat = FileFormat::ClaudeJson;
+const TOML: FileFormat = FileFormat::CodexToml;
+
+// --- reference catalog ---------------------------------------------------------
+
+#[test]
+fn t04_json_accepts_mcpservers_and_vscode_servers_key() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"fs": {"command": "npx", "args": ["x"]}}}"#,
+    );
+    assert_eq!(names(&s), ["fs"]);
+    assert_eq!(s[0].map, ServerMap::McpServers);
+    assert_eq!(body(&s[0]).command.as_deref(), Some("npx"));
+    assert_eq!(body(&s[0]).args, ["x"]);
+    let s = servers(
+        JSON,
+        r#"{"servers": {"vs": {"url": "https://h.example.com"}}}"#,
+    );
+    assert_eq!(names(&s), ["vs"]);
+    assert_eq!(s[0].map, ServerMap::Servers);
+    assert_eq!(body(&s[0]).url.as_deref(), Some("https://h.example.com"));
+    // `{}`: one empty section (the parent counts it as no source).
+    assert!(servers(JSON, "{}").is_empty());
+}
+
+#[test]
+fn t05_jsonc_comments_and_trailing_commas_parse_for_vscode() {
+    let text = "{\n  // user comment\n  \"servers\": { /* block */ \"vs\": {\"url\": \"https://h.example.com\",},},\n}\n";
+    assert_eq!(names(&servers(JSONC, text)), ["vs"]);
+    let s = servers(
+        JSONC,
+        r#"{"servers": {"x": {"args": ["http://x//y", "/* keep */"]},},}"#,
+    );
+    assert_eq!(body(&s[0]).args, ["http://x//y", "/* keep */"]);
+    let e = err(JSON, text);
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert_eq!(
+        e.message,
+        "invalid JSON at line 2 column 3: comments are not allowed in JSON (the file looks like JSONC)"
+    );
+    let e = err(JSON, "{\"servers\": {\"vs\": {\"url\": \"u\",}}}");
+    assert!(e
+        .message
+        .contains("trailing commas are not allowed in JSON (the file looks like JSONC)"));
+}
+
+#[test]
+fn t06_claude_json_yields_top_level_and_per_project() {
+    let c = ok(
+        CLAUDE,
+        r#"{"mcpServers": {"global": {"command": "x"}}, "projects": {"/repo": {"mcpServers": {"local": {"command": "y"}}}, "/bare": {}}}"#,
+    );
+    assert_eq!(c.sections.len(), 2);
+    assert_eq!(c.sections[0].project, None);
+    assert_eq!(names(&c.sections[0].servers), ["global"]);
+    assert_eq!(c.sections[1].project.as_deref(), Some("/repo"));
+    assert_eq!(names(&c.sections[1].servers), ["local"]);
+    assert!(c.sections.iter().all(|s| s.error.is_none()));
+}
+
+#[test]
+fn t07_codex_toml() {
+    let s = servers(
+        TOML,
+        "[mcp_servers.gh]\ncommand = \"npx\"\nargs = [\"-y\", \"@x/y\"]\n",
+    );
+    assert_eq!(names(&s), ["gh"]);
+    assert_eq!(s[0].map, ServerMap::McpServers);
+    assert_eq!(body(&s[0]).command.as_deref(), Some("npx"));
+    assert_eq!(body(&s[0]).args, ["-y", "@x/y"]);
+}
+
+#[test]
+fn t08_malformed_config_fails_closed() {
+    let e = err(JSON, "{not json");
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert!(
+        e.message.starts_with("invalid JSON at line 1 column 2:"),
+        "{}",
+        e.message
+    );
+    let e = err(JSON, "[]");
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    assert_eq!(
+        e.message,
+        "top-level config must be an object (it is an array)"
+    );
+    let e = err(JSON, r#"{"mcpServers": 3}"#);
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    assert_eq!(e.message, "mcpServers must be an object (it is a number)");
+    let e = err(TOML, "a = [");
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert!(
+        e.message.starts_with("invalid TOML at line 1 column"),
+        "{}",
+        e.message
+    );
+    let e = err(JSON, r#"{"servers": "x"}"#);
+    assert_eq!(e.message, "servers must be an object (it is a string)");
+}
+
+#[test]
+fn t45_vscode_decoy_mcpservers_does_not_hide_the_servers_map() {
+    let s = servers(
+        JSONC,
+        r#"{"mcpServers": {"gh": {"url": "https://ok.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}}, "servers": {"gh": {"url": "http://evil.example.com/mcp"}}}"#,
+    );
+    assert_eq!(names(&s), ["gh", "gh"]);
+    assert_eq!(s[0].map, ServerMap::McpServers);
+    assert_eq!(s[1].map, ServerMap::Servers);
+    assert!(s[0].ambiguous && s[1].ambiguous);
+    assert_eq!(
+        body(&s[0]).headers,
+        [("Authorization".to_string(), "Bearer ${T}".to_string())]
+    );
+    assert_eq!(
+        body(&s[1]).url.as_deref(),
+        Some("http://evil.example.com/mcp")
+    );
+}
+
+#[test]
+fn t46_identical_entries_under_both_keys_dedupe_silently() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"gh": {"url": "https://h.example.com"}}, "servers": {"gh": {"url": "https://h.example.com"}}}"#,
+    );
+    assert_eq!(names(&s), ["gh"]);
+    assert!(!s[0].ambiguous);
+    assert_eq!(s[0].map, ServerMap::McpServers);
+    // Member order and number spelling do not make bodies different.
+    let s = servers(
+        JSON,
+        r#"{"servers": {"a": {"url": "u", "timeout": 1.0, "x": [1]}}, "mcpServers": {"a": {"x": [1e0], "timeout": 1, "url": "u"}}}"#,
+    );
+    assert_eq!(s.len(), 1);
+    // A different unknown key does.
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"url": "u"}}, "servers": {"a": {"url": "u", "env": {}}}}"#,
+    );
+    assert_eq!(s.len(), 2);
+    assert!(s.iter().all(|e| e.ambiguous));
+}
+
+#[test]
+fn t47_jsonc_trailing_comma_pass_never_edits_string_contents() {
+    let s = servers(
+        JSONC,
+        r#"{"servers": {"s": {"args": ["-c", "echo {a, }", "x, ]", "//not-a-comment"], "env": {"k": "1",},},},}"#,
+    );
+    assert_eq!(
+        body(&s[0]).args,
+        ["-c", "echo {a, }", "x, ]", "//not-a-comment"]
+    );
+    assert_eq!(body(&s[0]).env, [("k".to_string(), "1".to_string())]);
+}
+
+#[test]
+fn t52_user_named_hash_servers_entry_is_neither_dropped_nor_flagged() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"gh": {"url": "https://a.example.com"}, "gh#servers": {"url": "https://m.example.com"}}, "servers": {"gh": {"url": "https://b.example.com"}}}"#,
+    );
+    let got: Vec<(ServerMap, &str, bool, Option<&str>)> = s
+        .iter()
+        .map(|e| (e.map, e.name.as_str(), e.ambiguous, body(e).url.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                ServerMap::McpServers,
+                "gh",
+                true,
+                Some("https://a.example.com")
+            ),
+            (
+                ServerMap::McpServers,
+                "gh#servers",
+                false,
+                Some("https://m.example.com")
+            ),
+            (
+                ServerMap::Servers,
+                "gh",
+                true,
+                Some("https://b.example.com")
+            ),
+        ]
+    );
+}
+
+#[test]
+fn t53_user_named_hash_servers_alone_is_not_flagged_ambiguous() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"x#servers": {"url": "https://h.example.com", "headers": {"Authorization": "Bearer ${T}"}}}}"#,
+    );
+    assert_eq!(names(&s), ["x#servers"]);
+    assert!(!s[0].ambiguous);
+}
+
+#[test]
+fn t54_unterminated_block_comments_are_linear() {
+    let hostile = "/* ".repeat(8 * 1024 * 1024 / 3);
+    let t = Instant::now();
+    let e = err(JSONC, &hostile);
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert_eq!(
+        e.message,
+        "invalid JSONC at line 1 column 1: unterminated block comment"
+    );
+    // The reference's 200,000 × "/* " too.
+    let e = err(JSONC, &"/* ".repeat(200_000));
+    assert!(e.message.contains("unterminated block comment"));
+}
+
+#[test]
+fn t55_comments_between_comma_and_close_and_unterminated_inputs() {
+    let s = servers(
+        JSONC,
+        "{\"servers\": {\"s\": {\"args\": [\"1\", \"2\", /* c */ ], \"env\": {\"k\": \"v\", // trailing\n}, \"url\": \"/* not */ // not\", }}}",
+    );
+    assert_eq!(body(&s[0]).args, ["1", "2"]);
+    assert_eq!(body(&s[0]).env, [("k".to_string(), "v".to_string())]);
+    assert_eq!(body(&s[0]).url.as_deref(), Some("/* not */ // not"));
+    let e = err(JSONC, r#"{"a":1"#);
+    assert!(
+        e.message
+            .contains("the object opened at line 1 column 1 is not closed"),
+        "{}",
+        e.message
+    );
+    let e = err(JSONC, r#"{"a": "unterminated"#);
+    assert_eq!(
+        e.message,
+        "invalid JSONC at line 1 column 7: unterminated string"
+    );
+}
+
+// --- dialects --------------------------------------------------------------------
+
+#[test]
+fn jsonc_equals_strict_json_on_comment_free_input() {
+    let docs = [
+        r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "p@1", "{a, }"], "env": {"K": "v"}}}, "servers": {"b": {"type": "http", "url": "https://x", "headers": {"H": "v"}}}}"#,
+        "{}",
+        "{\"mcpServers\": null, \"servers\": {\n  \"é\": {\"command\": \"c\"}\n}}",
+        r#"{"mcpServers": {"n": 1, "o": {"args": [1, true]}}}"#,
+    ];
+    for doc in docs {
+        assert_eq!(config(JSON, doc), config(JSONC, doc), "{doc}");
+        assert_eq!(config(JSON, doc), config(CLAUDE, doc), "{doc}");
+    }
+}
+
+#[test]
+fn bom_is_refused_in_strict_json_and_skipped_in_jsonc() {
+    let text = "\u{FEFF}{\"mcpServers\": {\"a\": {}}}";
+    let e = err(JSON, text);
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert!(e.message.contains("byte order mark"));
+    let _ = err(CLAUDE, text);
+    let s = servers(JSONC, text);
+    assert_eq!(names(&s), ["a"]);
+    // The BOM is not a column.
+    assert_eq!((s[0].line, s[0].column), (1, 17));
+    // TOML accepts a BOM, as Codex does.
+    assert_eq!(names(&servers(TOML, "\u{FEFF}[mcp_servers.a]\n")), ["a"]);
+}
+
+#[test]
+fn non_utf8_is_a_read_error_with_the_offset() {
+    let e = config_bytes(JSON, b"{\"a\": \"\xff\"}").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Read);
+    assert_eq!(e.message, "not valid UTF-8 at byte 7");
+    match parse_file(FileFormat::Lock, b"\xc3") {
+        ChildMessage::Lock(Err(e)) => assert_eq!(e.message, "not valid UTF-8 at byte 0"),
+        other => panic!("{other:?}"),
+    }
+}
+
+// --- hostile inputs ---------------------------------------------------------------
+
+#[test]
+fn deep_nesting_is_a_clear_error_on_a_small_stack() {
+    const STACK: usize = 256 * 1024;
+    let handle = std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(|| {
+            let deep = format!("{{\"mcpServers\":{{\"a\":{}", "[".repeat(200_000));
+            let mut out = Vec::new();
+            for f in [JSON, JSONC, CLAUDE] {
+                out.push(config(f, &deep).unwrap_err());
+            }
+            let lock = format!("{{\"x\":{}", "[".repeat(200_000));
+            if let ChildMessage::Lock(Err(e)) = parse_file(FileFormat::Lock, lock.as_bytes()) {
+                out.push(e);
+            }
+            out
+        })
+        .unwrap();
+    let mut errors = handle.join().unwrap();
+    // TOML's own bound (80) is below the config bound. The toml crate recurses up
+    // to that bound; a debug build needs more than 256 KiB of stack for it (the
+    // child parses on its 8 MiB main thread), so this case runs on 2 MiB.
+    let toml = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let shapes = [
+                format!("a = {}", "[".repeat(200_000)),
+                format!("a = {}", "{b = ".repeat(200_000)),
+                format!("{} = 1", vec!["a"; 200_000].join(".")),
+                format!("[mcp_servers.{}]", vec!["a"; 200_000].join(".")),
+            ];
+            shapes
+                .iter()
+                .map(|t| config(TOML, t).unwrap_err())
+                .collect::<Vec<_>>()
+        })
+        .unwrap();
+    let toml_errors = toml.join().unwrap();
+    assert!(toml_errors.iter().all(|e| e.kind == LoadErrorKind::Syntax));
+    errors.push(toml_errors[0].clone());
+    assert_eq!(errors.len(), 5);
+    for e in &errors[..3] {
+        assert_eq!(e.kind, LoadErrorKind::Syntax);
+        assert!(
+            e.message.contains("nesting deeper than 128 levels"),
+            "{}",
+            e.message
+        );
+    }
+    assert!(errors[3].message.contains("nesting deeper than 512 levels"));
+    assert_eq!(errors[4].kind, LoadErrorKind::Syntax);
+}
+
+#[test]
+fn config_depth_bound_is_128() {
+    // Root object at depth 0; the unknown key's value is at depth 1.
+    let nest = |n: usize| format!("{{\"x\": {}{}}}", "[".repeat(n), "]".repeat(n));
+    assert!(config(JSON, &nest(128)).is_ok());
+    assert!(err(JSON, &nest(129))
+        .message
+        .contains("nesting deeper than 128"));
+}
+
+#[test]
+fn strings_must_be_strict_json_in_both_dialects() {
+    for f in [JSON, JSONC] {
+        let e = err(f, "{\"mcpServers\": {\"a\": {\"command\": \"x\ny\"}}}");
+        assert!(
+            e.message.contains("raw control character U+000A"),
+            "{}",
+            e.message
+        );
+        let e = err(f, "{\"mcpServers\": {\"a\": {\"command\": \"x\u{0}\"}}}");
+        assert!(e.message.contains("U+0000"));
+        let e = err(f, r#"{"mcpServers": {"a": {"command": "\ud800"}}}"#);
+        assert!(
+            e.message.contains("unpaired surrogate \\ud800"),
+            "{}",
+            e.message
+        );
+        let e = err(f, r#"{"mcpServers": {"a": {"command": "\udc00\ud800"}}}"#);
+        assert!(e.message.contains("unpaired surrogate"));
+        let e = err(f, "{\"mcpServers\": {\"a\": {\"command\": \"unterminated");
+        assert!(e.message.ends_with("unterminated string"), "{}", e.message);
+        let e = err(f, "{\"mcpServers\": {\"a\": {'command': \"x\"}}}");
+        assert!(e.message.contains("double-quoted"), "{}", e.message);
+        let e = err(f, r#"{"mcpServers": {"a": {"x": NaN}}}"#);
+        assert!(e.message.contains("NaN"));
+        let e = err(f, r#"{"mcpServers": {"a": {"x": 0x10}}}"#);
+        assert_eq!(e.kind, LoadErrorKind::Syntax);
+    }
+    // Escapes decode; the surrogate pair is one character; RLO stays intact.
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"command": "\u00e9\ud83d\ude00\u202e\t"}}}"#,
+    );
+    assert_eq!(body(&s[0]).command.as_deref(), Some("é😀\u{202e}\t"));
+}
+
+#[test]
+fn duplicate_keys_are_syntax_errors_naming_the_key() {
+    for f in [JSON, JSONC, CLAUDE] {
+        let e = err(
+            f,
+            "{\"mcpServers\": {\"gh\": {\"url\": \"https://a\"},\n  \"gh\": {\"url\": \"http://evil\"}}}",
+        );
+        assert_eq!(e.kind, LoadErrorKind::Syntax);
+        assert!(e.message.starts_with("invalid JSON"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("line 2 column 3: duplicate key \"gh\" (first at line 1 column 17)"),
+            "{}",
+            e.message
+        );
+    }
+    let e = err(JSON, r#"{"mcpServers": {}, "mcpServers": {"a": {}}}"#);
+    assert!(e.message.contains("duplicate key \"mcpServers\""));
+    let e = err(
+        JSON,
+        r#"{"mcpServers": {"a": {"env": {"K": "1", "K": "2"}}}}"#,
+    );
+    assert!(e.message.contains("duplicate key \"K\""));
+}
+
+#[test]
+fn huge_numbers_never_matter_unless_they_sit_where_a_string_belongs() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"command": "c", "timeout": 1e999999, "n": -123456789012345678901234567890}}}"#,
+    );
+    assert_eq!(body(&s[0]).command.as_deref(), Some("c"));
+    assert_eq!(
+        body_error(r#"{"args": ["x", 123456789012345678901234567890]}"#),
+        "args must be a list of strings (args[1] is a number)"
+    );
+}
+
+#[test]
+fn skipped_parts_are_validated_like_kept_ones() {
+    // Parts no loader reads (session history, unknown keys) are not built, but they
+    // are held to the same grammar: a file is either valid everywhere or refused.
+    for f in [JSON, JSONC, CLAUDE] {
+        let cases = [
+            (
+                r#"{"history": [{"a": 1, "a": 2}], "mcpServers": {}}"#,
+                "duplicate key \"a\"",
+            ),
+            (r#"{"x": "\ud800", "mcpServers": {}}"#, "unpaired surrogate"),
+            (
+                "{\"x\": \"a\u{1}b\", \"mcpServers\": {}}",
+                "raw control character U+0001",
+            ),
+            (
+                r#"{"x": "\q", "mcpServers": {}}"#,
+                "invalid escape sequence",
+            ),
+            (r#"{"x": [1,], "mcpServers": {}}"#, "trailing commas"),
+            (r#"{"x": {"y": }, "mcpServers": {}}"#, "expected a value"),
+            (
+                r#"{"projects": {"/p": {"history": ["a", "b" "c"]}}}"#,
+                "expected ','",
+            ),
+            (
+                r#"{"projects": {"/p": {"k": 1, "k": 2, "mcpServers": {}}}}"#,
+                "duplicate key \"k\"",
+            ),
+        ];
+        for (text, want) in cases {
+            if f == JSONC && want == "trailing commas" {
+                continue;
+            }
+            let e = err(f, text);
+            assert_eq!(e.kind, LoadErrorKind::Syntax, "{f:?} {text}");
+            assert!(e.message.contains(want), "{f:?} {text}: {}", e.message);
+        }
+        let deep = format!(
+            "{{\"x\": {}{}, \"mcpServers\": {{}}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(err(f, &deep).message.contains("nesting deeper than 128"));
+    }
+    // Keys with escapes in skipped objects are compared decoded.
+    let e = err(
+        CLAUDE,
+        r#"{"projects": {"/p": {"h": {"\u0061": 1, "a": 2}}}}"#,
+    );
+    assert!(e.message.contains("duplicate key \"a\""), "{}", e.message);
+}
+
+// --- field typing ------------------------------------------------------------------
+
+#[test]
+fn wrong_typed_fields_become_body_errors() {
+    let cases = [
+        (
+            r#""npx -y x""#,
+            "server entry must be an object (it is a string)",
+        ),
+        ("[]", "server entry must be an object (it is an array)"),
+        ("null", "server entry must be an object (it is null)"),
+        (
+            r#"{"command": 1}"#,
+            "command must be a string (it is a number)",
+        ),
+        (
+            r#"{"command": ["npx"]}"#,
+            "command must be a string (it is an array)",
+        ),
+        (
+            r#"{"args": "x y"}"#,
+            "args must be a list of strings (it is a string)",
+        ),
+        (
+            r#"{"args": {"0": "x"}}"#,
+            "args must be a list of strings (it is an object)",
+        ),
+        (
+            r#"{"args": ["a", "b", 3]}"#,
+            "args must be a list of strings (args[2] is a number)",
+        ),
+        (
+            r#"{"args": [true]}"#,
+            "args must be a list of strings (args[0] is a boolean)",
+        ),
+        (
+            r#"{"args": [null]}"#,
+            "args must be a list of strings (args[0] is null)",
+        ),
+        (
+            r#"{"url": false}"#,
+            "url must be a string (it is a boolean)",
+        ),
+        (
+            r#"{"env": ["A=1"]}"#,
+            "env must be an object (it is an array)",
+        ),
+        (
+            r#"{"env": {"FOO": 1}}"#,
+            "env.FOO must be a string (it is a number)",
+        ),
+        (
+            r#"{"env": {"FOO": null}}"#,
+            "env.FOO must be a string (it is null)",
+        ),
+        (
+            r#"{"headers": "Authorization: x"}"#,
+            "headers must be an object (it is a string)",
+        ),
+        (
+            r#"{"headers": {"H": {"v": 1}}}"#,
+            "headers.H must be a string (it is an object)",
+        ),
+        (r#"{"type": 1}"#, "type must be a string (it is a number)"),
+        (
+            r#"{"transport": ["http"]}"#,
+            "transport must be a string (it is an array)",
+        ),
+    ];
+    for (entry, want) in cases {
+        assert_eq!(body_error(entry), want, "{entry}");
+    }
+    // A wrong entry never hides its neighbours.
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"bad": "npx x", "good": {"command": "c"}}}"#,
+    );
+    assert_eq!(names(&s), ["bad", "good"]);
+    assert!(s[0].body.is_err() && s[1].body.is_ok());
+}
+
+#[test]
+fn null_fields_are_absent_and_unknown_keys_ignored() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"command": null, "args": null, "url": null, "env": null, "headers": null, "type": null, "x": {"deep": [1]}}}}"#,
+    );
+    assert_eq!(*body(&s[0]), ServerBody::default());
+}
+
+#[test]
+fn transport_is_type_else_transport() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"type": "http", "transport": "sse"}, "b": {"transport": "sse"}, "c": {"type": null, "transport": "ws"}}}"#,
+    );
+    let t: Vec<Option<&str>> = s.iter().map(|e| body(e).transport.as_deref()).collect();
+    assert_eq!(t, [Some("http"), Some("sse"), Some("ws")]);
+}
+
+#[test]
+fn full_body_in_file_order() {
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "1", "true"], "url": "https://x", "type": "stdio", "env": {"B": "2", "A": "1"}, "headers": {"Z": "z", "Authorization": "Bearer ${T}"}}}}"#,
+    );
+    assert_eq!(
+        *body(&s[0]),
+        ServerBody {
+            command: Some("npx".into()),
+            args: vec!["-y".into(), "1".into(), "true".into()],
+            url: Some("https://x".into()),
+            transport: Some("stdio".into()),
+            env: vec![("B".into(), "2".into()), ("A".into(), "1".into())],
+            headers: vec![
+                ("Z".into(), "z".into()),
+                ("Authorization".into(), "Bearer ${T}".into())
+            ],
+        }
+    );
+}
+
+#[test]
+fn bounds_on_strings_entries_and_servers() {
+    let long = "x".repeat(MAX_STRING_BYTES + 1);
+    assert_eq!(
+        body_error(&format!(r#"{{"command": "{long}"}}"#)),
+        format!("command is longer than {MAX_STRING_BYTES} bytes")
+    );
+    assert_eq!(
+        body_error(&format!(r#"{{"args": ["a", "{long}"]}}"#)),
+        format!("args[1] is longer than {MAX_STRING_BYTES} bytes")
+    );
+    let ok_len = "y".repeat(MAX_STRING_BYTES);
+    let s = servers(
+        JSON,
+        &format!(r#"{{"mcpServers": {{"a": {{"url": "{ok_len}"}}}}}}"#),
+    );
+    assert_eq!(
+        body(&s[0]).url.as_deref().map(str::len),
+        Some(MAX_STRING_BYTES)
+    );
+    let args = vec!["\"a\""; MAX_ENTRIES_PER_SERVER + 1].join(",");
+    assert_eq!(
+        body_error(&format!(r#"{{"args": [{args}]}}"#)),
+        format!("args has more than {MAX_ENTRIES_PER_SERVER} entries")
+    );
+    let e = err(JSON, &format!(r#"{{"mcpServers": {{"{long}": {{}}}}}}"#));
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    assert!(
+        e.message
+            .starts_with("server name at line 1 column 17 is longer than"),
+        "{}",
+        e.message
+    );
+
+    let many = |n: usize| {
+        let entries: Vec<String> = (0..n).map(|i| format!("\"s{i}\":{{}}")).collect();
+        format!("{{\"mcpServers\":{{{}}}}}", entries.join(","))
+    };
+    assert_eq!(
+        servers(JSON, &many(MAX_SERVERS_PER_FILE)).len(),
+        MAX_SERVERS_PER_FILE
+    );
+    let e = err(JSON, &many(MAX_SERVERS_PER_FILE + 1));
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    assert!(e.message.contains("more than 50000 servers"));
+}
+
+// --- ~/.claude.json ------------------------------------------------------------------
+
+#[test]
+fn claude_json_keeps_good_projects_beside_a_malformed_one() {
+    let c = ok(
+        CLAUDE,
+        r#"{"projects": {
+            "/a": {"mcpServers": {"one": {"command": "a"}}},
+            "/bad": {"mcpServers": ["not", "a", "map"]},
+            "/scalar": "not an object",
+            "/null": null,
+            "/empty": {"mcpServers": {}},
+            "/b": {"servers": {"two": {"url": "https://b"}}, "mcpServers": null}
+        }}"#,
+    );
+    let got: Vec<(Option<&str>, Vec<&str>, Option<&str>)> = c
+        .sections
+        .iter()
+        .map(|s| {
+            (
+                s.project.as_deref(),
+                names(&s.servers),
+                s.error.as_ref().map(|e| e.message.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (None, vec![], None),
+            (Some("/a"), vec!["one"], None),
+            (
+                Some("/bad"),
+                vec![],
+                Some("mcpServers must be an object (it is an array)")
+            ),
+            (Some("/b"), vec!["two"], None),
+        ]
+    );
+    assert_eq!(
+        c.sections[2].error.as_ref().map(|e| e.kind),
+        Some(LoadErrorKind::Shape)
+    );
+}
+
+#[test]
+fn claude_json_top_level_error_is_confined_to_section_zero() {
+    let c = ok(
+        CLAUDE,
+        r#"{"mcpServers": "oops", "projects": {"/a": {"mcpServers": {"one": {}}}}}"#,
+    );
+    assert_eq!(c.sections.len(), 2);
+    assert_eq!(c.sections[0].project, None);
+    assert_eq!(
+        c.sections[0].error.as_ref().map(|e| e.message.as_str()),
+        Some("mcpServers must be an object (it is a string)")
+    );
+    assert_eq!(names(&c.sections[1].servers), ["one"]);
+    // A non-object `projects` is not something a client can read: the file fails.
+    let e = err(CLAUDE, r#"{"projects": ["/a"]}"#);
+    assert_eq!(e.message, "projects must be an object (it is an array)");
+    // Plain JSON files ignore `projects`.
+    assert!(servers(JSON, r#"{"projects": ["/a"]}"#).is_empty());
+}
+
+#[test]
+fn claude_json_project_union_and_ambiguity_are_per_section() {
+    let c = ok(
+        CLAUDE,
+        r#"{"mcpServers": {"x": {"url": "a"}}, "projects": {"/p": {"mcpServers": {"x": {"url": "b"}}, "servers": {"x": {"url": "c"}}}}}"#,
+    );
+    assert!(!c.sections[0].servers[0].ambiguous);
+    let p = &c.sections[1].servers;
+    assert_eq!(p.len(), 2);
+    assert!(p.iter().all(|e| e.ambiguous));
+}
+
+// --- positions -------------------------------------------------------------------
+
+#[test]
+fn positions_in_json_jsonc_and_after_non_ascii() {
+    let text =
+        "{\n  \"mcpServers\": {\n    \"a\": {},\n\t\"b\": {}\n  },\n  \"servers\": {\"c\": {}}\n}";
+    let s = servers(JSON, text);
+    let pos: Vec<(u32, u32)> = s.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(pos, [(3, 5), (4, 2), (6, 15)]);
+
+    let text = "// header comment\n/* a\n   block */ {\"servers\": { /* é😀 */ \"vs\": {}}}";
+    let s = servers(JSONC, text);
+    assert_eq!((s[0].line, s[0].column), (3, 36));
+
+    // Column counts code points, not bytes.
+    let text = "{\"_note\": \"日本語😀\", \"mcpServers\": {\"k\": {}}}";
+    let s = servers(JSON, text);
+    let byte_col = text.find("\"k\"").unwrap() + 1;
+    assert_eq!((s[0].line, s[0].column), (1, 34));
+    assert!(byte_col > 34);
+
+    // CRLF files.
+    let s = servers(JSON, "{\r\n\"mcpServers\": {\r\n  \"a\": {}}}");
+    assert_eq!((s[0].line, s[0].column), (3, 3));
+}
+
+#[test]
+fn positions_in_claude_json_sections_follow_the_file() {
+    let c = ok(
+        CLAUDE,
+        "{\"projects\": {\"/p\": {\"mcpServers\": {\"late\": {}}}},\n\"mcpServers\": {\"early\": {}}}",
+    );
+    assert_eq!(
+        (
+            c.sections[0].servers[0].line,
+            c.sections[0].servers[0].column
+        ),
+        (2, 16)
+    );
+    assert_eq!(
+        (
+            c.sections[1].servers[0].line,
+            c.sections[1].servers[0].column
+        ),
+        (1, 37)
+    );
+}
+
+// --- TOML ------------------------------------------------------------------------
+
+#[test]
+fn toml_fields_positions_and_ignored_keys() {
+    let text = r#"model = "o3"
+
+[mcp_servers.gh]
+command = "npx"
+args = ["-y", "@x/y"]
+env = { GITHUB_TOKEN = "t", B = "2" }
+startup_timeout_sec = 10
+
+[mcp_servers."remote é"]
+url = "https://h.example.com/mcp"
+http_headers = { Authorization = "Bearer ${T}" }
+bearer_token_env_var = "TOKEN"
+"#;
+    let s = servers(TOML, text);
+    assert_eq!(names(&s), ["gh", "remote é"]);
+    assert_eq!((s[0].line, s[0].column), (3, 14));
+    assert_eq!((s[1].line, s[1].column), (9, 14));
+    assert_eq!(
+        *body(&s[0]),
+        ServerBody {
+            command: Some("npx".into()),
+            args: vec!["-y".into(), "@x/y".into()],
+            env: vec![
+                ("GITHUB_TOKEN".into(), "t".into()),
+                ("B".into(), "2".into())
+            ],
+            ..ServerBody::default()
+        }
+    );
+    assert_eq!(
+        body(&s[1]).url.as_deref(),
+        Some("https://h.example.com/mcp")
+    );
+    assert_eq!(
+        body(&s[1]).headers,
+        [("Authorization".to_string(), "Bearer ${T}".to_string())]
+    );
+    assert!(s
+        .iter()
+        .all(|e| e.map == ServerMap::McpServers && !e.ambiguous));
+}
+
+#[test]
+fn toml_inline_and_dotted_definitions() {
+    let s = servers(TOML, "mcp_servers = { a = { command = \"x\" } }\n");
+    assert_eq!(names(&s), ["a"]);
+    assert_eq!((s[0].line, s[0].column), (1, 17));
+    let s = servers(TOML, "[mcp_servers]\nb.command = \"y\"\nb.args = [\"1\"]\n");
+    assert_eq!(names(&s), ["b"]);
+    assert_eq!((s[0].line, s[0].column), (2, 1));
+    assert_eq!(body(&s[0]).args, ["1"]);
+    assert!(servers(TOML, "model = \"x\"\n").is_empty());
+}
+
+#[test]
+fn toml_shape_errors() {
+    let e = err(TOML, "mcp_servers = 3\n");
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    assert_eq!(e.message, "mcp_servers must be a table (it is an integer)");
+    let e = err(TOML, "[[mcp_servers]]\ncommand = \"x\"\n");
+    assert_eq!(e.message, "mcp_servers must be a table (it is an array)");
+    let s = servers(
+        TOML,
+        "[mcp_servers]\na = \"npx x\"\n[mcp_servers.b]\nargs = [\"x\", 1]\n[mcp_servers.c]\ncommand = 1.5\n[mcp_servers.d]\nenv = { K = true }\n[mcp_servers.e]\nhttp_headers = \"h\"\n[mcp_servers.f]\nurl = 1979-05-27\n",
+    );
+    let errors: Vec<&str> = s
+        .iter()
+        .map(|e| e.body.as_ref().unwrap_err().as_str())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "server entry must be a table (it is a string)",
+            "args must be a list of strings (args[1] is an integer)",
+            "command must be a string (it is a float)",
+            "env.K must be a string (it is a boolean)",
+            "http_headers must be a table (it is a string)",
+            "url must be a string (it is a datetime)",
+        ]
+    );
+}
+
+#[test]
+fn toml_syntax_errors_have_positions() {
+    let e = err(TOML, "[mcp_servers.a]\ncommand = \"x\"\ncommand = \"y\"\n");
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert!(
+        e.message.starts_with("invalid TOML at line 3 column 1:"),
+        "{}",
+        e.message
+    );
+    assert!(!e.message.contains('\n'));
+    let e = err(TOML, "[mcp_servers.a]\ncommand = \"x\u{0}\"\n");
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+}
+
+// --- locks -------------------------------------------------------------------------
+
+fn lock(text: &str) -> Result<LockSummary, LoadError> {
+    match parse_file(FileFormat::Lock, text.as_bytes()) {
+        ChildMessage::Lock(r) => r,
+        ChildMessage::Config(_) => panic!("lock job answered with a config"),
+    }
+}
+
+const TOOL_V3: &str = r#"{"name": "t", "description_hash": "sha256:d", "input_schema_hash": "sha256:i", "capabilities": ["fs-read"], "schema_skeleton": {"props": {"$root": {"type": ["object"], "required": false, "enum": null, "constraints": {"additionalProperties": true}}}}, "entry_digest": "sha256:t1"}"#;
+const TOOL_V4: &str = r#"{"name": "t", "description_hash": "sha256:d", "input_schema_hash": "sha256:i", "capabilities": [], "schema_skeleton": {"props": {}}, "annotations_hash": "sha256:a", "output_schema_hash": "sha256:o", "output_schema_skeleton": null, "entry_digest": "sha256:t1"}"#;
+
+fn lock_text(version: &str, tools: &str, extra: &str) -> String {
+    format!(
+        r#"{{"schema_version": {version}, "warden_version": "1.2.0",
+ "server": {{"command": "python", "args": ["tests/fixtures/clean_server.py"], "command_digest": "sha256:0"}},
+ "tools": [{tools}], "resources": [{{"uri": "x://1", "name": null, "description_hash": "sha256:d", "mime_type": null, "entry_digest": "sha256:r1"}}],
+ "prompts": [{{"name": "p", "description_hash": "sha256:d", "arguments_hash": "sha256:a", "entry_digest": "sha256:p1"}}],
+ "findings": [{{"rule_id": "WRD-X", "severity": "low", "target": "t", "message": "m", "snippet": "s"}}],
+ "overall_digest": "sha256:all",
+ "pin": {{"created_at": "2026-01-01T00:00:00Z", "warden_version": "1.2.0", "mcp_protocol_version": "2025-11-25", "approved": true, "approved_digest": "sha256:all"}}{extra}}}"#
+    )
+}
+
+#[test]
+fn lock_minimal_reference_fixture() {
+    let text = r#"{"schema_version": 4, "warden_version": "1.2.0",
+ "server": {"command": "python", "args": ["tests/fixtures/clean_server.py"], "command_digest": "sha256:0"},
+ "tools": [], "resources": [], "prompts": [], "findings": [], "overall_digest": "sha256:0",
+ "pin": {"created_at": "2026-01-01T00:00:00Z", "warden_version": "1.2.0", "mcp_protocol_version": "2025-11-25", "approved": true}}"#;
+    assert_eq!(
+        lock(text).unwrap(),
+        LockSummary {
+            schema_version: 4,
+            server_command: "python".into(),
+            server_args: vec!["tests/fixtures/clean_server.py".into()],
+            server_url: None,
+            command_digest: "sha256:0".into(),
+            tool_digests: vec![],
+            resource_digests: vec![],
+            prompt_digests: vec![],
+            overall_digest: "sha256:0".into(),
+            approved: true,
+            approved_digest: None,
+        }
+    );
+}
+
+#[test]
+fn lock_versions_1_to_4() {
+    for v in ["1", "2", "3"] {
+        let s = lock(&lock_text(v, TOOL_V3, "")).unwrap();
+        assert_eq!(s.schema_version.to_string(), v);
+        assert_eq!(s.tool_digests, ["sha256:t1"]);
+        assert_eq!(s.resource_digests, ["sha256:r1"]);
+        assert_eq!(s.prompt_digests, ["sha256:p1"]);
+        assert!(s.approved);
+        assert_eq!(s.approved_digest.as_deref(), Some("sha256:all"));
+    }
+    let s = lock(&lock_text("4", &format!("{TOOL_V4}, {TOOL_V4}"), "")).unwrap();
+    assert_eq!(s.schema_version, 4);
+    assert_eq!(s.tool_digests, ["sha256:t1", "sha256:t1"]);
+}
+
+#[test]
+fn lock_v4_tools_require_the_v4_keys() {
+    let want =
+        "v4 tool entries require annotations_hash, output_schema_hash, and output_schema_skeleton";
+    let e = lock(&lock_text("4", TOOL_V3, "")).unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    assert!(e.message.starts_with(want), "{}", e.message);
+    for (from, to) in [
+        (r#""annotations_hash": "sha256:a", "#, ""),
+        (r#""output_schema_hash": "sha256:o", "#, ""),
+        (
+            r#""annotations_hash": "sha256:a""#,
+            r#""annotations_hash": null"#,
+        ),
+        (
+            r#""output_schema_hash": "sha256:o""#,
+            r#""output_schema_hash": null"#,
+        ),
+        (r#", "output_schema_skeleton": null"#, ""),
+    ] {
+        let tool = TOOL_V4.replace(from, to);
+        assert_ne!(tool, TOOL_V4);
+        let e = lock(&lock_text("4", &tool, "")).unwrap_err();
+        assert!(e.message.starts_with(want), "{from}: {}", e.message);
+    }
+    // Below version 4 the same tools are fine.
+    assert!(lock(&lock_text(
+        "3",
+        &TOOL_V4.replace(r#", "output_schema_skeleton": null"#, ""),
+        ""
+    ))
+    .is_ok());
+}
+
+#[test]
+fn lock_schema_version_range_and_type() {
+    for v in ["0", "5", "-1", "99999999999999999999999"] {
+        let e = lock(&lock_text(v, "", "")).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::Shape);
+        assert_eq!(
+            e.message,
+            format!("schema_version {v} is outside the supported range 1..4; a lock at a newer format level cannot be verified by this version")
+        );
+    }
+    for v in ["4.0", "\"4\"", "true", "null"] {
+        let e = lock(&lock_text(v, "", "")).unwrap_err();
+        assert!(
+            e.message.contains("schema_version must be an integer"),
+            "{v}: {}",
+            e.message
+        );
+    }
+}
+
+#[test]
+fn lock_nesting_512_accepted_513_refused() {
+    // The reference test: an extra key "x" holding n nested arrays around an empty one.
+    let nested = |n: usize| format!(", \"x\": {}{}", "[".repeat(n + 1), "]".repeat(n + 1));
+    assert!(lock(&lock_text("4", TOOL_V4, &nested(511))).is_ok());
+    let e = lock(&lock_text("4", TOOL_V4, &nested(512))).unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert!(
+        e.message.contains("nesting deeper than 512"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn lock_unknown_keys_are_ignored() {
+    let text = lock_text("4", &TOOL_V4.replace("{\"name\"", "{\"future\": {\"a\": [1]}, \"name\""), ", \"future_top\": 1")
+        .replace("\"approved\": true", "\"approved\": true, \"future_signature\": \"x\", \"rotation_count\": 7, \"pinner\": {\"tool\": \"mcp-warden\", \"extra\": 1}");
+    assert!(lock(&text).is_ok(), "{:?}", lock(&text));
+}
+
+#[test]
+fn lock_shape_errors() {
+    let base = lock_text("4", TOOL_V4, "");
+    let cases = [
+        (
+            r#""warden_version": "1.2.0","#,
+            "",
+            "missing required key warden_version",
+        ),
+        (
+            r#""overall_digest": "sha256:all","#,
+            "",
+            "missing required key overall_digest",
+        ),
+        (
+            r#""command_digest": "sha256:0""#,
+            r#""x": 1"#,
+            "missing required key server.command_digest",
+        ),
+        (
+            r#""args": ["tests/fixtures/clean_server.py"]"#,
+            r#""args": [1]"#,
+            "server.args[0] must be a string (it is a number)",
+        ),
+        (
+            r#""entry_digest": "sha256:t1""#,
+            r#""entry_digest": 1"#,
+            "tools[0].entry_digest must be a string (it is a number)",
+        ),
+        (
+            r#""name": null, "#,
+            "",
+            "missing required key resources[0].name",
+        ),
+        (
+            r#""approved": true"#,
+            r#""approved": "true""#,
+            "pin.approved must be a boolean (it is a string)",
+        ),
+        (
+            r#""mcp_protocol_version": "2025-11-25", "#,
+            "",
+            "missing required key pin.mcp_protocol_version",
+        ),
+        (
+            r#""snippet": "s""#,
+            r#""snippet": null"#,
+            "findings[0].snippet must be a string (it is null)",
+        ),
+        (
+            r#""capabilities": []"#,
+            r#""capabilities": "fs-read""#,
+            "tools[0].capabilities must be an array (it is a string)",
+        ),
+    ];
+    for (from, to, want) in cases {
+        let text = base.replacen(from, to, 1);
+        assert_ne!(text, base, "{from}");
+        let e = lock(&text).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::Shape, "{from}");
+        assert_eq!(e.message, format!("failed schema validation: {want}"));
+    }
+    let e = lock("[]").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Shape);
+    let e = lock("{").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    let e = lock(&format!("\u{FEFF}{base}")).unwrap_err();
+    assert!(e.message.contains("byte order mark"));
+    let e =
+        lock(&base.replace("\"findings\"", "\"overall_digest\": \"x\", \"findings\"")).unwrap_err();
+    assert!(
+        e.message.contains("duplicate key \"overall_digest\""),
+        "{}",
+        e.message
+    );
+    let note = "n".repeat(1001);
+    let text = base.replace(
+        "\"approved\": true",
+        &format!("\"approved\": true, \"attestations\": [{{\"actor\": \"a\", \"created_at\": \"c\", \"bound_digest\": \"b\", \"note\": \"{note}\"}}]"),
+    );
+    assert!(lock(&text)
+        .unwrap_err()
+        .message
+        .contains("exceeds 1000 chars"));
+}
+
+#[test]
+fn lock_http_server_and_defaults() {
+    let text = r#"{"schema_version": 4, "warden_version": "1.2.0",
+ "server": {"url": "https://h.example.com/mcp", "command_digest": "sha256:u"},
+ "tools": [], "resources": [], "prompts": [], "findings": [], "overall_digest": "sha256:o",
+ "pin": {"created_at": "c", "warden_version": "w", "mcp_protocol_version": "m"}}"#;
+    let s = lock(text).unwrap();
+    assert_eq!(s.server_command, "");
+    assert!(s.server_args.is_empty());
+    assert_eq!(s.server_url.as_deref(), Some("https://h.example.com/mcp"));
+    assert!(!s.approved);
+    assert_eq!(s.approved_digest, None);
+}
+
+/// The literal v4 lock of engines reference §6.7 (its skeletons trimmed there too).
+#[test]
+fn lock_literal_example_reads_and_its_command_digest_recomputes() {
+    let text = r#"{
+  "schema_version": 4,
+  "warden_version": "1.2.0",
+  "server": {
+    "command": "npx",
+    "args": ["-y", "@modelcontextprotocol/server-memory@2026.1.26"],
+    "url": null,
+    "command_digest": "sha256:586e40c1ab55ec9c6c0a471e55753aae13181a3d543d7c3af7f4fda5875b010a"
+  },
+  "tools": [
+    {
+      "name": "add_observations",
+      "description_hash": "sha256:ff2fb5d38c2442cc2f1eb423b633d93c034141f318cf3f4cfdf5a9cad184c5cc",
+      "input_schema_hash": "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
+      "capabilities": [],
+      "schema_skeleton": {"props": {"$root": {"type": ["object"], "required": false, "enum": null,
+                          "constraints": {"additionalProperties": true}}}},
+      "annotations_hash": "sha256:74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
+      "output_schema_hash": "sha256:c0a91d3961f360b126a83ba1e51ecb9bfe45d3b9f1e5105fc441b655575e8d60",
+      "output_schema_skeleton": {"props": {"$root": {"type": ["object"], "required": false, "enum": null,
+                                 "constraints": {"additionalProperties": false}}}},
+      "entry_digest": "sha256:b39d41b7225375035e5744916253e4df4d244ddc30f902493fa65745b40821bc"
+    }
+  ],
+  "resources": [],
+  "prompts": [],
+  "findings": [
+    {"rule_id": "WRD-CAP-SQL", "severity": "high", "target": "tools/search_nodes",
+     "message": "Tool derives capability 'sql-query' (property 'query')", "snippet": "property 'query'"}
+  ],
+  "overall_digest": "sha256:f8dfe8da6ca9a4103887c9e8a8f3014b3d652a27debe1560fa5744102ab923ab",
+  "pin": {
+    "created_at": "2026-10-02T02:57:56Z",
+    "warden_version": "1.2.0",
+    "mcp_protocol_version": "2025-11-25",
+    "approved": true,
+    "approver": "examples@mcp-warden.invalid",
+    "approved_at": "2026-10-02T02:57:56Z",
+    "approved_digest": "sha256:f8dfe8da6ca9a4103887c9e8a8f3014b3d652a27debe1560fa5744102ab923ab",
+    "provenance_version": 1,
+    "pinner": {"tool": "mcp-warden", "tool_version": "1.2.0", "actor": null, "environment": null},
+    "attestations": [
+      {"actor": "examples@mcp-warden.invalid", "role": "approver", "method": "manual",
+       "created_at": "2026-10-02T02:57:56Z",
+       "bound_digest": "sha256:f8dfe8da6ca9a4103887c9e8a8f3014b3d652a27debe1560fa5744102ab923ab",
+       "note": null, "signature_bundle": null}
+    ],
+    "rotated_at": null,
+    "rotation_count": 0
+  }
+}
+"#;
+    let s = lock(text).unwrap();
+    assert_eq!(
+        crate::digest::command_digest_stdio(&s.server_command, &s.server_args),
+        s.command_digest
+    );
+    assert_eq!(s.server_url, None);
+    assert_eq!(
+        s.tool_digests,
+        ["sha256:b39d41b7225375035e5744916253e4df4d244ddc30f902493fa65745b40821bc"]
+    );
+    assert!(s.approved);
+    assert_eq!(
+        s.approved_digest.as_deref(),
+        Some(s.overall_digest.as_str())
+    );
+}
+
+// --- reading -------------------------------------------------------------------------
+
+#[test]
+fn read_capped_refuses_instead_of_truncating() {
+    let data = [b'x'; 100];
+    assert_eq!(read_capped(&mut &data[..], 100).unwrap().len(), 100);
+    assert_eq!(read_capped(&mut &data[..], 1000).unwrap().len(), 100);
+    let e = read_capped(&mut &data[..], 99).unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::TooLarge);
+    assert_eq!(read_capped(&mut &b""[..], 0).unwrap().len(), 0);
+    assert_eq!(
+        read_capped(&mut &b"x"[..], 0).unwrap_err().kind,
+        LoadErrorKind::TooLarge
+    );
+    // An endless reader stops at cap + 1 bytes.
+    let e = read_capped(&mut std::io::repeat(b'a'), 1 << 20).unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::TooLarge);
+
+    struct Failing;
+    impl std::io::Read for Failing {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("boom"))
+        }
+    }
+    let e = read_capped(&mut Failing, 10).unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Read);
+    assert!(e.message.contains("boom"));
+}
+
+// --- totality ------------------------------------------------------------------------
+
+/// A small deterministic fuzz: every prefix and many single-byte mutations of some
+/// seeds, through every format. Nothing may panic.
+#[test]
+fn no_input_panics() {
+    let seeds: Vec<String> = vec![
+        r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "\u00e9\ud83d\ude00"], "env": {"K": "v"}}}, "servers": {"a": {"url": "u"}}}"#.into(),
+        "{ // c\n \"servers\": {\"vs\": {\"url\": \"https://h\",},}, /* x */ }".into(),
+        r#"{"projects": {"/p": {"mcpServers": {"x": {"type": "http"}}}, "/q": 1}}"#.into(),
+        "[mcp_servers.gh]\ncommand = \"npx\"\nargs = [\"-y\", 1]\nenv = { A = \"b\" }\n".into(),
+        lock_text("4", TOOL_V4, ""),
+    ];
+    let formats = [JSON, JSONC, CLAUDE, TOML, FileFormat::Lock];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet = b"{}[],:\"\\/*\n\r\t 0123456789.eE+-tfnu'x\xff\xc3\xa9";
+    for seed in &seeds {
+        let bytes = seed.as_bytes();
+        for cut in 0..=bytes.len() {
+            for f in formats {
+                let _ = parse_file(f, &bytes[..cut]);
+            }
+        }
+        for _ in 0..2000 {
+            let mut m = bytes.to_vec();
+            for _ in 0..=(next() % 3) {
+                let i = (next() as usize) % m.len();
+                let c = alphabet[(next() as usize) % alphabet.len()];
+                match next() % 3 {
+                    0 => m[i] = c,
+                    1 => m.insert(i, c),
+                    _ => {
+                        m.remove(i);
+                    }
+                }
+                if m.is_empty() {
+                    break;
+                }
+            }
+            for f in formats {
+                let _ = parse_file(f, &m);
+            }
+        }
+    }
+}
+
+// --- ad-hoc throughput (run: cargo test --release --lib child::tests::bench -- --ignored --nocapture)
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        best = best.min(t.elapsed());
+    }
+    best
+}
+
+fn claude_json_8mib() -> String {
+    let mut s = String::from("{\"numStartups\": 12, \"mcpServers\": {");
+    for i in 0..5_000 {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"srv-{i}\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@scope/pkg-{i}@1.2.3\"], \"env\": {{\"TOKEN\": \"${{TOKEN_{i}}}\"}}}}"
+        ));
+    }
+    s.push_str("}, \"projects\": {");
+    let mut p = 0;
+    while s.len() < 8 * 1024 * 1024 - 4096 {
+        if p > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"/home/u/src/project-{p}\": {{\"allowedTools\": [], \"history\": ["
+        ));
+        for h in 0..3 {
+            if h > 0 {
+                s.push(',');
+            }
+            s.push_str(&format!("{{\"display\": \"fix the flaky test in module {h} — see \\\"ci.log\\\" and retry\\n\", \"pastedContents\": {{}}}}"));
+        }
+        s.push_str("], \"mcpServers\": {");
+        if p < 15_000 {
+            s.push_str(&format!("\"local-{p}\": {{\"type\": \"http\", \"url\": \"https://h{p}.example.com/mcp\", \"headers\": {{\"Authorization\": \"Bearer ${{T}}\"}}}}"));
+        }
+        s.push_str("}, \"hasTrustDialogAccepted\": true, \"lastCost\": 0.0123}");
+        p += 1;
+    }
+    s.push_str("}}");
+    s
+}
+
+#[test]
+#[ignore]
+fn bench() {
+    let claude = claude_json_8mib();
+    let cfg = ok(CLAUDE, &claude);
+    let n: usize = cfg.sections.iter().map(|s| s.servers.len()).sum();
+    let serde = best_of(30, || {
+        serde_json::from_slice::<serde_json::Value>(claude.as_bytes()).unwrap()
+    });
+    let mine = best_of(30, || parse_file(CLAUDE, claude.as_bytes()));
+    println!(
+        "claude.json {:.1} MiB, {} sections, {n} servers: parse_file {:?}, serde_json Value {:?}",
+        claude.len() as f64 / 1048576.0,
+        cfg.sections.len(),
+        mine,
+        serde
+    );
+    // Same bytes as JSONC, and a commented variant.
+    let jsonc_same = best_of(10, || parse_file(JSONC, claude.as_bytes()));
+    println!("same bytes as Jsonc: {jsonc_same:?}");
+    let commented = claude.replace(
+        ", \"hasTrustDialogAccepted\"",
+        ", /* trust */ // note\n\"hasTrustDialogAccepted\"",
+    );
+    let jsonc = best_of(10, || parse_file(JSONC, commented.as_bytes()));
+    println!(
+        "commented JSONC {:.1} MiB: {jsonc:?}",
+        commented.len() as f64 / 1048576.0
+    );
+    let all = best_of(10, || {
+        super::json::parse(
+            &claude,
+            0,
+            super::json::Options {
+                jsonc: false,
+                max_depth: 128,
+                select: super::json::Select::All,
+            },
+        )
+        .unwrap()
+    });
+    println!("full tree (Select::All) on the same bytes: {all:?}");
+    // A multi-MiB file that is all server map: everything is built.
+    let mut big = String::from("{\"mcpServers\": {");
+    for i in 0..40_000 {
+        if i > 0 {
+            big.push(',');
+        }
+        big.push_str(&format!("\"s{i}\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@scope/pkg-{i}@1.2.3\", \"--flag=\\u00e9\"], \"env\": {{\"TOKEN\": \"${{T}}\", \"N\": \"{i}\"}}, \"timeout\": 30.5}}"));
+    }
+    big.push_str("}}");
+    let serde_big = best_of(20, || {
+        serde_json::from_slice::<serde_json::Value>(big.as_bytes()).unwrap()
+    });
+    let json_big = best_of(20, || parse_file(JSON, big.as_bytes()));
+    let jsonc_big = best_of(20, || parse_file(JSONC, big.as_bytes()));
+    let mb = big.len() as f64 / 1048576.0;
+    println!(
+        "server map {mb:.1} MiB, 40000 servers: Json {json_big:?} ({:.0} MiB/s), Jsonc {jsonc_big:?} ({:.0} MiB/s), serde_json Value {serde_big:?} ({:.0} MiB/s)",
+        mb / json_big.as_secs_f64(),
+        mb / jsonc_big.as_secs_f64(),
+        mb / serde_big.as_secs_f64()
+    );
+    let tree = best_of(10, || {
+        super::json::parse(
+            &claude,
+            0,
+            super::json::Options {
+                jsonc: false,
+                max_depth: 128,
+                select: super::json::Select::Config { claude: true },
+            },
+        )
+        .unwrap()
+    });
+    println!("tree only (json::parse): {tree:?}");
+    let mib = claude.len() as f64 / 1048576.0;
+    println!(
+        "throughput: parse_file {:.0} MiB/s, serde_json {:.0} MiB/s",
+        mib / mine.as_secs_f64(),
+        mib / serde.as_secs_f64()
+    );
+}
+
+#[test]
+#[ignore]
+fn bench_phases() {
+    let claude = claude_json_8mib();
+    let doc = super::json::parse(
+        &claude,
+        0,
+        super::json::Options {
+            jsonc: false,
+            max_depth: 128,
+            select: super::json::Select::Config { claude: true },
+        },
+    )
+    .unwrap();
+    let cfg = super::servers::json_config(&claude, &doc, true).unwrap();
+    let offsets: Vec<usize> = (0..19391).map(|i| i * 400).collect();
+    let lc = best_of(20, || super::position::line_cols(&claude, &offsets));
+    let ex = best_of(20, || {
+        super::servers::json_config(&claude, &doc, true).unwrap()
+    });
+    let drop_cfg = best_of(20, || drop(cfg.clone()));
+    println!(
+        "line_cols {lc:?}, json_config (incl. line_cols) {ex:?}, clone+drop records {drop_cfg:?}"
+    );
+}

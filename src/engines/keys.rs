@@ -1,0 +1,365 @@
+//! Which names carry authentication material: config keys (env, headers, URL query
+//! parameters, JSON keys) and command-line flags.
+//!
+//! One word-based rule serves the audit and the pin-command masking, so a name the
+//! audit treats as auth-shaped is also masked, and vice versa. Names are split into
+//! words (`OPENAI_API_KEY` → `openai api key`, `xAuthToken` → `x auth token`) instead
+//! of the earlier implementation's substring test, which made `AUTHOR`, `--authority`,
+//! `--tokenizer` and `MAX_TOKENS` auth-shaped.
+
+use super::text::words;
+
+/// Whole names (words joined by `-`) that are auth-shaped on their own.
+const EXACT_KEYS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "apikey",
+    "token",
+    "cookie",
+    "auth",
+];
+
+/// Flags whose value is a credential, local to the pin command (DOCTOR.md §3): wider
+/// than the config keys because launch lines carry credentials in more shapes
+/// (Smithery's `--key <uuid>`, mcp-remote's `--header "Authorization: …"`).
+const FLAG_NAMES: &[&str] = &[
+    "key",
+    "api-key",
+    "apikey",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pat",
+    "bearer",
+    "credential",
+    "credentials",
+    "cookie",
+    "auth",
+    "authorization",
+    "header",
+    "h",
+];
+
+/// Words that make a name auth-shaped wherever they appear.
+const STRONG_WORDS: &[&str] = &[
+    "secret",
+    "secrets",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "credentials",
+    "creds",
+    "cookie",
+    "cookies",
+    "bearer",
+    "authorization",
+    "authn",
+    "auth",
+    "apikey",
+    "pat",
+    "token",
+];
+
+/// Words that start with `auth` or contain `token`/`secret` but name something else.
+const BENIGN_WORDS: &[&str] = &[
+    "author",
+    "authors",
+    "authored",
+    "authoring",
+    "authorship",
+    "authority",
+    "authorities",
+    "authoritative",
+    "authorize",
+    "authorized",
+    "authorizes",
+    "secretary",
+    "secretariat",
+];
+
+/// A last word that says the name describes a credential rather than holding one:
+/// `TOKEN_URL`, `AUTH_TYPE`, `SECRET_NAME`, `PASSWORD_FILE`, `TOKEN_LIMIT`.
+const DESCRIPTOR_WORDS: &[&str] = &[
+    "url",
+    "uri",
+    "urls",
+    "endpoint",
+    "endpoints",
+    "host",
+    "hostname",
+    "port",
+    "domain",
+    "type",
+    "kind",
+    "mode",
+    "method",
+    "scheme",
+    "provider",
+    "strategy",
+    "flow",
+    "file",
+    "filename",
+    "path",
+    "dir",
+    "directory",
+    "location",
+    "enabled",
+    "enable",
+    "disabled",
+    "disable",
+    "required",
+    "timeout",
+    "ttl",
+    "expiry",
+    "expires",
+    "expiration",
+    "lifetime",
+    "scope",
+    "scopes",
+    "audience",
+    "issuer",
+    "realm",
+    "version",
+    "format",
+    "name",
+    "user",
+    "username",
+    "email",
+    "id",
+    "prefix",
+    "limit",
+    "count",
+    "size",
+    "length",
+    "region",
+    "store",
+    "backend",
+    "algorithm",
+    "alg",
+];
+
+/// `<word> key` names that are not credentials.
+const BENIGN_KEY_PREFIXES: &[&str] = &[
+    "sort",
+    "primary",
+    "partition",
+    "foreign",
+    "hash",
+    "cache",
+    "group",
+    "index",
+    "unique",
+    "order",
+    "shard",
+    "sharding",
+    "routing",
+    "public",
+    "publishable",
+    "lookup",
+    "row",
+    "column",
+    "map",
+    "dict",
+    "composite",
+    "natural",
+    "surrogate",
+    "idempotency",
+    "dedup",
+    "dedupe",
+    "hot",
+    "shortcut",
+];
+
+fn strong_word(w: &str) -> bool {
+    if BENIGN_WORDS.contains(&w) {
+        return false;
+    }
+    if STRONG_WORDS.contains(&w) {
+        return true;
+    }
+    // Run-together names: `githubtoken`, `clientsecret`, `pgpassword`, `authtoken`.
+    // `maxtokens` and `tokenizer` count tokens, they do not hold one.
+    (w.contains("token") && !w.ends_with("tokens") && !w.contains("tokeniz"))
+        || (w.contains("secret") && !w.contains("secretar"))
+        || w.contains("password")
+        || w.contains("passwd")
+        || w.contains("apikey")
+        || w.starts_with("auth")
+}
+
+fn words_are_auth(ws: &[String]) -> bool {
+    let Some(last) = ws.last() else {
+        return false;
+    };
+    if EXACT_KEYS.contains(&ws.join("-").as_str()) {
+        return true;
+    }
+    if DESCRIPTOR_WORDS.contains(&last.as_str()) {
+        return false;
+    }
+    if ws.iter().any(|w| strong_word(w)) {
+        return true;
+    }
+    // `API_KEY`, `OPENAI_KEY`, `X-Goog-Api-Key`, `Ocp-Apim-Subscription-Key`; not
+    // `SORT_KEY` or `PUBLIC_KEY`, and not a bare `KEY` config key.
+    ws.len() >= 2 && last == "key" && !BENIGN_KEY_PREFIXES.contains(&ws[ws.len() - 2].as_str())
+}
+
+/// Whether a config key (env name, header name, URL query key, JSON key) names
+/// authentication material.
+pub(crate) fn is_auth_key(name: &str) -> bool {
+    words_are_auth(&words(name))
+}
+
+/// Whether a command-line flag or a `KEY=value` key is auth-shaped for the pin
+/// command: the doctor-local flag set (case-insensitive, with or without dashes, raw
+/// or `_`→`-` folded), or an auth-shaped key.
+pub(crate) fn is_auth_flag(token: &str) -> bool {
+    let name = token.trim_start_matches('-');
+    if name.is_empty() {
+        return false;
+    }
+    let lower = name.to_lowercase();
+    let folded = lower.replace('_', "-");
+    if FLAG_NAMES.contains(&folded.as_str()) {
+        return true;
+    }
+    let ws = words(name);
+    words_are_auth(&ws)
+        || (ws.iter().any(|w| w == "header" || w == "headers")
+            && !ws
+                .last()
+                .is_some_and(|l| DESCRIPTOR_WORDS.contains(&l.as_str())))
+}
+
+/// Flags whose value is a whole HTTP header (`--header "Authorization: Bearer …"`).
+pub(crate) fn is_header_flag(token: &str) -> bool {
+    let name = token.trim_start_matches('-').to_lowercase();
+    matches!(name.as_str(), "h" | "header" | "headers")
+        || name.ends_with("-header")
+        || name.ends_with("_header")
+}
+
+/// URL query keys that carry a credential even when the word rule would not say so
+/// (`sig`, `signature`, `key`).
+pub(crate) fn is_auth_query_key(key: &str) -> bool {
+    const QUERY_KEYS: &[&str] = &[
+        "api_key",
+        "apikey",
+        "key",
+        "token",
+        "access_token",
+        "secret",
+        "sig",
+        "signature",
+        "auth",
+    ];
+    QUERY_KEYS.contains(&key.to_lowercase().as_str()) || is_auth_flag(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auth_keys() {
+        for k in [
+            "Authorization",
+            "X-API-Key",
+            "api-key",
+            "apikey",
+            "token",
+            "X-Auth-Token",
+            "Api-Token",
+            "Private-Token",
+            "Cookie",
+            "Proxy-Authorization",
+            "GITHUB_PERSONAL_ACCESS_TOKEN",
+            "BRAVE_API_KEY",
+            "OPENAI_KEY",
+            "PGPASSWORD",
+            "DB_PASSWORD",
+            "CLIENT_SECRET",
+            "authToken",
+            "GITHUBTOKEN",
+            "X-Goog-Api-Key",
+            "Ocp-Apim-Subscription-Key",
+            "SLACK_BOT_TOKEN",
+            "GITHUB_PAT",
+            "AUTH",
+            "JWT_SECRET",
+            "SECRET_KEY_BASE",
+            "x-access-token",
+        ] {
+            assert!(is_auth_key(k), "{k}");
+        }
+        for k in [
+            "AUTHOR",
+            "AUTHOR_NAME",
+            "MAX_TOKENS",
+            "maxTokens",
+            "TOKENIZER_PATH",
+            "TOKEN_URL",
+            "AUTH_TYPE",
+            "SECRET_NAME",
+            "PASSWORD_FILE",
+            "SORT_KEY",
+            "PUBLIC_KEY",
+            "KEY",
+            "PATH",
+            "HOME",
+            "OAUTH_CLIENT_ID",
+            "AWS_ACCESS_KEY_ID",
+            "X-Request-Id",
+            "Content-Type",
+            "API_KEY_FILE",
+        ] {
+            assert!(!is_auth_key(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn auth_flags() {
+        for f in [
+            "--key",
+            "-key",
+            "key",
+            "--api-key",
+            "--openai_api_key",
+            "--openai-api-key",
+            "--token",
+            "--pat",
+            "--bearer",
+            "--credentials",
+            "--cookie",
+            "--auth",
+            "--header",
+            "-H",
+            "-h",
+            "--TOKEN",
+            "--client-secret",
+            "--extra-header",
+            "Authorization",
+        ] {
+            assert!(is_auth_flag(f), "{f}");
+        }
+        for f in [
+            "--author",
+            "--authority",
+            "--tokenizer",
+            "-k",
+            "--keyfile",
+            "--oauth-client-id",
+            "--port",
+            "--header-file",
+            "-y",
+            "--",
+        ] {
+            assert!(!is_auth_flag(f), "{f}");
+        }
+    }
+}
