@@ -30,7 +30,12 @@ const VALUED: &[&str] = &[
     "--sarif",
 ];
 /// Options without a value.
-const FLAGS: &[&str] = &["--approve", "--json", "--help", "-h"];
+const FLAGS: &[&str] = &["--approve", "--json", "--help", "-h", "--version", "-V"];
+
+/// Every option word the `pin` parser recognises.
+pub fn option_words() -> impl Iterator<Item = &'static str> {
+    VALUED.iter().chain(FLAGS.iter()).copied()
+}
 
 /// Which command the argv belongs to (check has no approval options).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +72,7 @@ pub struct PinArgs {
     pub json: bool,
     pub sarif: Option<PathBuf>,
     pub help: bool,
+    pub version: bool,
 }
 
 fn split_eq(word: &str) -> Option<(&str, &str)> {
@@ -101,6 +107,7 @@ fn apply(which: Which, args: &mut PinArgs, name: &str, value: Option<&str>) -> R
         "--approve" => args.approve = true,
         "--json" => args.json = true,
         "--help" | "-h" => args.help = true,
+        "--version" | "-V" => args.version = true,
         _ => return Err(format!("No such option: {name}")),
     }
     Ok(())
@@ -334,6 +341,10 @@ fn parse_or_exit(which: Which, words: &[String]) -> Result<PinArgs, u8> {
         return Err(2);
     }
     match parse_args(which, words) {
+        Ok(a) if a.version && !a.help => {
+            println!("mcp-warden {}", env!("CARGO_PKG_VERSION"));
+            Err(0)
+        }
         Ok(a) if a.help => {
             print!(
                 "{}",

@@ -27,9 +27,11 @@ pub use lock::Lock;
 
 use crate::model::ServerSpec;
 
-/// `pin`'s own option names. A `pin` line whose server argv contains one of
-/// these must be printed in the `mcp-warden pin [options] -- ARGV…` form, since
-/// trailing pin options are taken from the end of the line.
+/// `pin`'s own option names (plus the `--` separator). A `pin` line whose server
+/// argv contains one of these (or `--name=value`) must be printed in the
+/// `mcp-warden pin [options] -- ARGV…` form, since trailing pin options are
+/// taken from the end of the line. `crate::render::PIN_OPTION_NAMES` must list
+/// the same words (a unit test checks it).
 pub const PIN_OPTION_NAMES: &[&str] = &[
     "--url",
     "--lock",
@@ -41,6 +43,9 @@ pub const PIN_OPTION_NAMES: &[&str] = &[
     "--sarif",
     "--help",
     "-h",
+    "--version",
+    "-V",
+    "--",
 ];
 
 /// Why pinning failed.
@@ -171,6 +176,19 @@ pub fn build(surface: &Surface, approval: &Approval) -> Result<Lock, PinError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn option_names_agree_with_the_next_steps_renderer() {
+        let mut ours: Vec<&str> = PIN_OPTION_NAMES.to_vec();
+        let mut theirs: Vec<&str> = crate::render::PIN_OPTION_NAMES.to_vec();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs);
+        // Every option the parser knows is in the list.
+        for name in commands::option_words() {
+            assert!(PIN_OPTION_NAMES.contains(&name), "{name}");
+        }
+    }
 
     #[test]
     fn env_expansion() {

@@ -412,3 +412,52 @@ fn library_api_for_doctor_pin() {
     assert!(mcp_warden::pin::write_lock_replace(&link, &lock).is_err());
     assert!(Path::new(&path).exists());
 }
+
+#[test]
+fn next_steps_lines_round_trip_through_a_shell() {
+    use mcp_warden::model::ServerSpec;
+    use mcp_warden::render::next_steps::{check_command, pin_command};
+    let tmp = tempdir();
+    let s = surface(tmp.path(), "s", &json!({"tools": [tool("a")]}));
+    let extras: [&[&str]; 6] = [
+        &[],
+        &["--json"],
+        &["--lock", "decoy.lock"],
+        &["a b", "it's", "$HOME"],
+        &["--", "z", "--approve"],
+        &["-h"],
+    ];
+    for (i, extra) in extras.iter().enumerate() {
+        let mut args = vec![server(), s.clone()];
+        args.extend(extra.iter().map(|e| e.to_string()));
+        let spec = ServerSpec {
+            command: Some("python3".into()),
+            args: args.clone(),
+            ..ServerSpec::default()
+        };
+        let lock_name = format!("l{i}.warden.lock");
+        let bin = crate::util::bin();
+        for (line, expect_lock) in [
+            (pin_command(&spec, &lock_name), true),
+            (check_command(&spec, &lock_name), false),
+        ] {
+            let line = line.replacen("mcp-warden", bin, 1);
+            let out = std::process::Command::new("bash")
+                .args(["-c", &line])
+                .current_dir(tmp.path())
+                .env_remove("WARDEN_APPROVER")
+                .output()
+                .expect("bash");
+            assert!(
+                out.status.success(),
+                "{line}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if expect_lock {
+                let lock = read_json(&tmp.path().join(&lock_name));
+                assert_eq!(lock["server"]["args"], json!(args), "{line}");
+                assert_eq!(lock["pin"]["approved"], json!(true));
+            }
+        }
+    }
+}
