@@ -461,3 +461,35 @@ fn next_steps_lines_round_trip_through_a_shell() {
         }
     }
 }
+
+#[test]
+fn doctor_covers_a_server_after_its_printed_pin_line_runs() {
+    let tmp = tempdir();
+    let s = surface(tmp.path(), "s", &json!({"tools": [tool("a")]}));
+    let cfg = json!({"mcpServers": {"fx": {"command": "python3", "args": [server(), s]}}});
+    std::fs::write(tmp.path().join(".mcp.json"), cfg.to_string()).expect("config");
+    let doctor = ["doctor", "--config", ".mcp.json", "--no-discover"];
+    let before = run(&doctor, tmp.path(), &[]);
+    assert_eq!(before.code, 1, "{}{}", before.stdout, before.stderr);
+    assert!(before.stdout.contains("WRD-DOCTOR-NO-LOCK"));
+    let line = before
+        .stdout
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("mcp-warden pin "))
+        .expect("a pin line")
+        .replacen("mcp-warden", crate::util::bin(), 1);
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .current_dir(tmp.path())
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = run(&doctor, tmp.path(), &[]);
+    assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+    assert!(!after.stdout.contains("WRD-DOCTOR"), "{}", after.stdout);
+}
