@@ -249,6 +249,21 @@ fn stdout_flood_and_garbage_are_refused() {
 }
 
 #[test]
+fn a_server_that_never_reads_cannot_stall_us() {
+    let tmp = tempdir();
+    let s = surface(tmp.path(), "s", &json!({"behavior": "deaf"}));
+    let started = Instant::now();
+    let r = pin(tmp.path(), "l.lock", &s, &["--timeout", "20"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unrelated messages"), "{}", r.stderr);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn missing_command_and_usage_errors() {
     let tmp = tempdir();
     let r = run(

@@ -26,6 +26,9 @@ pub fn display_url(url: &str) -> String {
     }
 }
 
+/// Messages buffered from one HTTP response at most.
+const MAX_QUEUED: usize = 10_000;
+
 struct HttpTransport<'a> {
     agent: ureq::Agent,
     url: &'a str,
@@ -81,6 +84,9 @@ impl HttpTransport<'_> {
         let mut reader = BufReader::new(body.take(u64::MAX));
         let mut data = String::new();
         let mut line = Vec::new();
+        // One response may carry several events, but not without end.
+        let budget = (self.max_bytes as u64).saturating_mul(4);
+        let mut total: u64 = 0;
         loop {
             if Instant::now() >= deadline {
                 return Err(self.timeout_error());
@@ -102,6 +108,12 @@ impl HttpTransport<'_> {
                 })?;
             if n == 0 {
                 return Ok(());
+            }
+            total = total.saturating_add(n as u64);
+            if total > budget || self.queue.len() > MAX_QUEUED {
+                return Err(self.failure(format!(
+                    "an SSE response exceeded {budget} bytes or {MAX_QUEUED} events"
+                )));
             }
             if line.len() > self.max_bytes || data.len() + line.len() > self.max_bytes {
                 return Err(self.failure(format!(

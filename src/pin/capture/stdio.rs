@@ -5,8 +5,8 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -55,7 +55,8 @@ impl Tail {
 struct StdioTransport {
     child: Child,
     pgid: Pid,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread; dropping it closes the server's stdin.
+    stdin: Option<Sender<Vec<u8>>>,
     rx: Receiver<Event>,
     stderr: Arc<Mutex<Tail>>,
     garbage: usize,
@@ -243,13 +244,17 @@ impl Transport for Wire<'_> {
     ) -> Result<(), CaptureError> {
         let mut line = serde_json::to_vec(msg).map_err(|e| CaptureError::new(e.to_string()))?;
         line.push(b'\n');
-        let res = match self.t.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+        // Never block here: a server that stops reading its stdin must not stall
+        // us past the deadline. The writer thread does the blocking write; it
+        // ends (and the channel disconnects) when the pipe breaks.
+        let sent = match self.t.stdin.as_ref() {
+            Some(tx) => tx.send(line).is_ok(),
+            None => false,
         };
-        match res {
-            Ok(()) => Ok(()),
-            Err(_) => Err(self.t.exited_early(self.command)),
+        if sent {
+            Ok(())
+        } else {
+            Err(self.t.exited_early(self.command))
         }
     }
 
@@ -335,7 +340,7 @@ pub fn capture(
         _ => CaptureError::new(format!("Failed to capture MCP server '{command}': {e}")),
     })?;
     let pgid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
-    let stdin = child.stdin.take();
+    let stdin_pipe = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr_pipe = child.stderr.take();
     let (tx, rx) = sync_channel(64);
@@ -343,19 +348,38 @@ pub fn capture(
         buf: Vec::new(),
         cap: limits.max_stderr_bytes,
     }));
+    let (stdin_tx, stdin_rx) = channel::<Vec<u8>>();
     let transport = StdioTransport {
         child,
         pgid,
-        stdin,
+        stdin: Some(stdin_tx),
         rx,
         stderr: Arc::clone(&tail),
         garbage: 0,
         max_bytes: limits.max_message_bytes,
         finished: None,
     };
-    let Some(stdout) = stdout else {
-        return Err(CaptureError::new("could not attach to the server's stdout"));
+    let (Some(stdout), Some(mut stdin_pipe)) = (stdout, stdin_pipe) else {
+        return Err(CaptureError::new(
+            "could not attach to the server's stdin/stdout",
+        ));
     };
+    thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || {
+            // Ends when the channel closes (we are done: stdin is closed by the
+            // drop) or when the server's stdin breaks.
+            for line in stdin_rx {
+                if stdin_pipe
+                    .write_all(&line)
+                    .and_then(|()| stdin_pipe.flush())
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        })
+        .map_err(|e| CaptureError::new(format!("could not start a writer thread: {e}")))?;
     let max = limits.max_message_bytes;
     thread::Builder::new()
         .name("mcp-stdout".into())
