@@ -260,8 +260,15 @@ fn endpoint(args: &PinArgs) -> Result<(Endpoint, Limits), String> {
     ))
 }
 
-fn write_sarif(path: &Path, findings: &[LockFinding], drift: &[DriftItem]) -> Result<(), String> {
-    std::fs::write(path, emit::sarif(findings, drift))
+fn write_sarif(
+    path: &Path,
+    findings: &[LockFinding],
+    drift: &[DriftItem],
+    lock_path: &Path,
+    lock: &Lock,
+) -> Result<(), String> {
+    let lock_text = String::from_utf8_lossy(&super::lock::write::to_pretty_json(lock)).into_owned();
+    std::fs::write(path, emit::sarif(findings, drift, lock_path, &lock_text))
         .map_err(|e| format!("could not write SARIF to {}: {e}", path.display()))
 }
 
@@ -415,7 +422,7 @@ pub fn pin_main(words: &[String]) -> u8 {
         return 2;
     }
     if let Some(sarif) = &args.sarif {
-        if let Err(e) = write_sarif(sarif, &lock.findings, &[]) {
+        if let Err(e) = write_sarif(sarif, &lock.findings, &[], &path, &lock) {
             err(&e);
             return 2;
         }
@@ -479,7 +486,7 @@ pub fn check_main(words: &[String]) -> u8 {
         Err(e) => return report_pin_error(&e),
     };
     if let Some(sarif) = &args.sarif {
-        if let Err(e) = write_sarif(sarif, &result.findings, &result.drift) {
+        if let Err(e) = write_sarif(sarif, &result.findings, &result.drift, &path, &baseline) {
             err(&e);
             return 2;
         }
