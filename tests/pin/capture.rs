@@ -69,6 +69,12 @@ fn json_and_sarif_outputs() {
         sarif["runs"][0]["results"][0]["ruleId"],
         json!("WRD-CAP-SHELL")
     );
+    let loc = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], json!("l.lock"));
+    let line = loc["region"]["startLine"].as_u64().expect("line") as usize;
+    let text = std::fs::read_to_string(tmp.path().join("l.lock")).expect("lock");
+    let at = text.lines().nth(line - 1).expect("line exists");
+    assert!(at.contains("\"name\": \"run_command\""), "{at}");
 }
 
 #[test]
