@@ -73,6 +73,10 @@ pub fn run_checks(surface: &Surface) -> Vec<LockFinding> {
         for a in &surface.args {
             scan(a, launch, &mut out);
         }
+    } else if let Some(url) = &surface.url {
+        // Not scanned by the earlier implementation; a key in a query string
+        // would otherwise be committed with the lock unremarked.
+        scan(url, "launch/url", &mut out);
     }
     for tool in &surface.tools {
         let target = format!("tools/{}", tool.name);

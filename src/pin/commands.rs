@@ -204,6 +204,13 @@ fn report_pin_error(e: &PinError) -> u8 {
     2
 }
 
+/// `scheme://user[:pass]@host…`: credentials embedded in the authority.
+fn url_has_userinfo(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.contains('@')
+}
+
 /// Parse `Name: value` and expand `$VAR` in the value.
 fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>, String> {
     raw.iter()
@@ -417,6 +424,11 @@ pub fn pin_main(words: &[String]) -> u8 {
         .lock
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
+    if args.url.as_deref().is_some_and(url_has_userinfo) {
+        eprintln!(
+            "warning: the lock records the URL verbatim (it is hashed into command_digest), including the credentials in it; prefer --header with a $VAR reference"
+        );
+    }
     if let Err(e) = write_lock_replace(&path, &lock) {
         err(&format!("could not write lock: {e}"));
         return 2;
