@@ -21,6 +21,7 @@ pub mod digest;
 pub mod engines;
 pub mod model;
 pub mod parent;
+pub mod pin;
 pub mod protocol;
 pub mod render;
 pub mod rules;
