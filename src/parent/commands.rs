@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
 
+use std::time::Duration;
+
 use super::diag::Diag;
 use super::doctor::{self, DoctorOptions, Scan, ScanMode};
+use super::spawn;
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
@@ -82,8 +85,18 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         }
         Ok(()) => {}
     }
+    drop(out);
+    let pin_failed = args.pin && {
+        let opts = spawn::PinOptions {
+            yes: args.yes,
+            timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
+            cwd: &cwd,
+            json: args.json,
+        };
+        spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
+    };
     report_resources(&mut diag);
-    doctor::exit_code(&report, false)
+    doctor::exit_code(&report, pin_failed)
 }
 
 /// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
