@@ -2,7 +2,7 @@
 //! `main` maps the code to the process status; nothing deeper exits.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
 
@@ -38,7 +38,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         configs: args.configs.clone(),
         discover: !args.no_discover,
         platform,
-        home: absolute(&cwd, &home),
+        home: doctor::absolute(&cwd, &home),
         appdata: if platform == Platform::Win32 {
             std::env::var_os("APPDATA")
         } else {
@@ -242,12 +242,4 @@ fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
-}
-
-fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
-    }
 }
