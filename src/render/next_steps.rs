@@ -195,11 +195,19 @@ fn launch(spec: &ServerSpec) -> Launch {
     if let Some(url) = spec.remote_url() {
         let safe = safe_text_capped(url, ARGV_CAP);
         let shown = match mask_url(&safe) {
-            UrlView::Verbatim => quote(&safe).into_owned(),
-            UrlView::Rewritten(s) => quote(&safe_text_capped(&s, ARGV_CAP)).into_owned(),
-            UrlView::Credential => quote(REDACTED_URL).into_owned(),
+            UrlView::Verbatim => safe,
+            UrlView::Rewritten(s) => safe_text_capped(&s, ARGV_CAP),
+            UrlView::Credential => REDACTED_URL.to_string(),
         };
-        return Launch::Url(shown);
+        // `mask_url` judges URL parts; a vendor secret it does not reach (a value
+        // that is not a URL at all, found by the pin_command fuzz target) is
+        // withheld like a credential.
+        let shown = if has_vendor_secret(&shown) {
+            REDACTED_URL
+        } else {
+            &shown
+        };
+        return Launch::Url(quote(shown).into_owned());
     }
     // A word is also withheld when its printed form holds a vendor-pattern secret:
     // the command is not an argument `mask_args` judges, and neutralising a
@@ -579,6 +587,11 @@ mod tests {
         let zwj = format!("\u{200D}{GHP_ENG}");
         let line = pin_command(&stdio("npx", &[&zwj]), "s.warden.lock");
         assert!(!line.contains(GHP_ENG), "{line}");
+        let line = pin_command(&remote("xoxr-dapibtoken21rkvo2xzxxexx"), "s.warden.lock");
+        assert!(
+            line.starts_with("mcp-warden pin --url '<REDACTED: url embeds"),
+            "{line}"
+        );
     }
 
     #[test]
