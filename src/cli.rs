@@ -33,6 +33,55 @@ pub enum Command {
     /// Inspect the parser sandbox on this kernel.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
+    /// Pin an MCP server's declared surface into warden.lock.
+    ///
+    /// `mcp-warden pin [OPTIONS] -- SERVER_CMD...`, `mcp-warden pin SERVER_CMD... [OPTIONS]`
+    /// or `mcp-warden pin --url URL [OPTIONS]`. Run `mcp-warden pin --help` for the options.
+    #[command(disable_help_flag = true)]
+    Pin(PassThroughArgs),
+    /// Re-capture a server and compare it with warden.lock (exit 1 on drift).
+    ///
+    /// Same argument forms as `pin`. Sigstore `--verify` is not supported.
+    /// Run `mcp-warden check --help` for the options.
+    #[command(disable_help_flag = true)]
+    Check(PassThroughArgs),
+    /// Lifecycle operations on an existing warden.lock.
+    #[command(subcommand)]
+    Lock(LockCommand),
+}
+
+/// Words handed to a command that parses its own argv (`pin`, `check`).
+#[derive(Debug, Args)]
+pub struct PassThroughArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub words: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LockCommand {
+    /// Re-attest a lock's provenance without re-capturing; overall_digest is unchanged.
+    ///
+    /// Refuses (exit 2, nothing written) a lock whose entries do not reproduce its
+    /// overall_digest, or whose approval no longer binds it.
+    Rotate(RotateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RotateArgs {
+    /// Path to an existing warden.lock.
+    pub lock: PathBuf,
+    /// Re-attest as approver (re-binds the approval to the unchanged digest).
+    #[arg(long, value_name = "ID")]
+    pub approver: Option<String>,
+    /// Principal for the refreshed pinner (or WARDEN_ACTOR).
+    #[arg(long, value_name = "ID")]
+    pub actor: Option<String>,
+    /// Public note on the attestation (at most 1000 characters).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    /// Print the rotation summary as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

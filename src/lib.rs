@@ -23,6 +23,7 @@ pub mod engines;
 pub mod fuzz_props;
 pub mod model;
 pub mod parent;
+pub mod pin;
 pub mod protocol;
 pub mod render;
 pub mod rules;

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_warden::cli::{AuthCommand, Cli, Command, SandboxCommand};
+use mcp_warden::cli::{AuthCommand, Cli, Command, LockCommand, SandboxCommand};
 use mcp_warden::parent::commands;
 
 fn main() -> ExitCode {
@@ -15,12 +15,44 @@ fn main() -> ExitCode {
         Some(arg) if arg == mcp_warden_sandbox::PROBE_ARG => mcp_warden_sandbox::probe_main(),
         _ => {}
     }
+    // `pin` and `check` take a server argv that may contain options of its own;
+    // they parse their words themselves (see mcp_warden::pin::commands).
+    let sub = std::env::args_os().nth(1);
+    if let Some(which) = sub
+        .as_ref()
+        .and_then(|s| s.to_str())
+        .filter(|s| *s == "pin" || *s == "check")
+    {
+        // A server argv is passed on exactly, so it must be text we can hash.
+        let Ok(words) = std::env::args_os()
+            .skip(2)
+            .map(std::ffi::OsString::into_string)
+            .collect::<Result<Vec<String>, _>>()
+        else {
+            eprintln!("error: every argument must be valid UTF-8");
+            return ExitCode::from(2);
+        };
+        return ExitCode::from(if which == "pin" {
+            mcp_warden::pin::commands::pin_main(&words)
+        } else {
+            mcp_warden::pin::commands::check_main(&words)
+        });
+    }
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Doctor(args) => commands::doctor(args),
         Command::Auth(AuthCommand::Audit(args)) => commands::auth_audit(args),
         Command::Sandbox(SandboxCommand::Status) => commands::sandbox_status(),
         Command::Sandbox(SandboxCommand::Selftest) => commands::sandbox_selftest(),
+        Command::Pin(a) => mcp_warden::pin::commands::pin_main(&a.words),
+        Command::Check(a) => mcp_warden::pin::commands::check_main(&a.words),
+        Command::Lock(LockCommand::Rotate(a)) => mcp_warden::pin::commands::rotate_main(
+            &a.lock,
+            a.approver.as_deref(),
+            a.actor.as_deref(),
+            a.note.as_deref(),
+            a.json,
+        ),
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,659 @@
+//! The `pin`, `check` and `lock rotate` commands: argument grammar, output and
+//! exit codes (0 success / no drift, 1 drift, 2 failure).
+//!
+//! `pin` and `check` take a server argv that may itself contain options
+//! (`mcp-warden pin npx -y pkg --approve --approver ID --lock NAME`, the form
+//! doctor prints), which clap cannot express, so their argv is parsed here: the
+//! server argv starts at the first positional word, and pin's own options are
+//! taken only from the tail after it (scanning from the end), or from before a
+//! `--` that separates them from the argv.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::capture::{CaptureError, Endpoint, Limits};
+use super::check::run_check;
+use super::drift::DriftItem;
+use super::lock::read::read_lock;
+use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
+use super::{build, emit, expand_env, rotate, time, write_lock_replace, Approval, PinError};
+use crate::render::{safe_text, safe_text_capped};
+
+/// Options that take a value.
+const VALUED: &[&str] = &[
+    "--url",
+    "--lock",
+    "--approver",
+    "--timeout",
+    "--header",
+    "--sarif",
+];
+/// Options without a value.
+const FLAGS: &[&str] = &["--approve", "--json", "--help", "-h", "--version", "-V"];
+
+/// Every option word the `pin` parser recognises.
+pub fn option_words() -> impl Iterator<Item = &'static str> {
+    VALUED.iter().chain(FLAGS.iter()).copied()
+}
+
+/// Which command the argv belongs to (check has no approval options).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    Pin,
+    Check,
+}
+
+impl Which {
+    fn name(self) -> &'static str {
+        match self {
+            Which::Pin => "pin",
+            Which::Check => "check",
+        }
+    }
+    fn allows(self, opt: &str) -> bool {
+        match self {
+            Which::Pin => true,
+            Which::Check => !matches!(opt, "--approve" | "--approver"),
+        }
+    }
+}
+
+/// Parsed `pin`/`check` arguments.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PinArgs {
+    pub argv: Vec<String>,
+    pub url: Option<String>,
+    pub lock: Option<PathBuf>,
+    pub approve: bool,
+    pub approver: Option<String>,
+    pub timeout: Option<f64>,
+    pub headers: Vec<String>,
+    pub json: bool,
+    pub sarif: Option<PathBuf>,
+    pub help: bool,
+    pub version: bool,
+}
+
+fn split_eq(word: &str) -> Option<(&str, &str)> {
+    let (name, value) = word.split_once('=')?;
+    VALUED.contains(&name).then_some((name, value))
+}
+
+fn apply(which: Which, args: &mut PinArgs, name: &str, value: Option<&str>) -> Result<(), String> {
+    if !which.allows(name) {
+        return Err(format!("No such option: {name}"));
+    }
+    let need = || {
+        value
+            .map(str::to_string)
+            .ok_or_else(|| format!("Option '{name}' requires an argument."))
+    };
+    match name {
+        "--url" => args.url = Some(need()?),
+        "--lock" => args.lock = Some(PathBuf::from(need()?)),
+        "--approver" => args.approver = Some(need()?),
+        "--header" => args.headers.push(need()?),
+        "--sarif" => args.sarif = Some(PathBuf::from(need()?)),
+        "--timeout" => {
+            let v = need()?;
+            let t: f64 = v
+                .parse()
+                .ok()
+                .filter(|t: &f64| t.is_finite() && *t > 0.0 && *t <= 86_400.0)
+                .ok_or_else(|| format!("Invalid value for '--timeout': '{v}' is not a number of seconds in (0, 86400]."))?;
+            args.timeout = Some(t);
+        }
+        "--approve" => args.approve = true,
+        "--json" => args.json = true,
+        "--help" | "-h" => args.help = true,
+        "--version" | "-V" => args.version = true,
+        _ => return Err(format!("No such option: {name}")),
+    }
+    Ok(())
+}
+
+/// Parse options forward until the first positional word (or `--`). Returns
+/// the index where the server argv starts.
+fn parse_forward(which: Which, words: &[String], args: &mut PinArgs) -> Result<usize, String> {
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        if w == "--" {
+            return Ok(i);
+        }
+        if let Some((name, value)) = split_eq(w) {
+            apply(which, args, name, Some(value))?;
+            i += 1;
+        } else if VALUED.contains(&w) {
+            apply(which, args, w, words.get(i + 1).map(String::as_str))?;
+            i += 2;
+        } else if FLAGS.contains(&w) {
+            apply(which, args, w, None)?;
+            i += 1;
+        } else if w.starts_with('-') && w.len() > 1 {
+            return Err(format!("No such option: {w}"));
+        } else {
+            return Ok(i);
+        }
+    }
+    Ok(words.len())
+}
+
+/// Parse the words after `pin`/`check`.
+pub fn parse_args(which: Which, words: &[String]) -> Result<PinArgs, String> {
+    let mut args = PinArgs::default();
+    if let Some(sep) = words.iter().position(|w| w == "--") {
+        // Explicit form: options, `--`, then the argv verbatim.
+        let end = parse_forward(which, &words[..sep], &mut args)?;
+        if end != sep {
+            return Err(format!("unexpected argument '{}' before '--'", words[end]));
+        }
+        args.argv = words[sep + 1..].to_vec();
+        return Ok(args);
+    }
+    let start = parse_forward(which, words, &mut args)?;
+    let rest = &words[start..];
+    // From the end: `--opt VALUE` pairs, `--opt=VALUE` and flags belong to us.
+    let mut end = rest.len();
+    let mut tail: Vec<(String, Option<String>)> = Vec::new();
+    while end > 0 {
+        let w = rest[end - 1].as_str();
+        if end >= 2 && VALUED.contains(&rest[end - 2].as_str()) && end - 2 > 0 {
+            tail.push((rest[end - 2].clone(), Some(w.to_string())));
+            end -= 2;
+        } else if let Some((name, value)) = split_eq(w).filter(|_| end > 1) {
+            tail.push((name.to_string(), Some(value.to_string())));
+            end -= 1;
+        } else if FLAGS.contains(&w) && end > 1 {
+            tail.push((w.to_string(), None));
+            end -= 1;
+        } else {
+            break;
+        }
+    }
+    // Apply in command-line order so a repeated option keeps its last value.
+    for (name, value) in tail.into_iter().rev() {
+        apply(which, &mut args, &name, value.as_deref())?;
+    }
+    args.argv = rest[..end].to_vec();
+    Ok(args)
+}
+
+fn err(msg: &str) {
+    eprintln!("error: {}", safe_text_capped(msg, 2000));
+}
+
+fn report_capture_error(e: &CaptureError) {
+    eprintln!("capture failed: {}", safe_text_capped(&e.message, 2000));
+    if let Some(text) = &e.stderr {
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let start = lines.len().saturating_sub(20);
+        eprintln!("server stderr (last {} line(s)):", lines.len() - start);
+        for l in &lines[start..] {
+            eprintln!("  | {}", safe_text_capped(l, 300));
+        }
+    }
+}
+
+fn report_pin_error(e: &PinError) -> u8 {
+    match e {
+        PinError::Capture(c) => report_capture_error(c),
+        other => err(&other.to_string()),
+    }
+    2
+}
+
+/// `scheme://user[:pass]@host…`: credentials embedded in the authority.
+fn url_has_userinfo(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.contains('@')
+}
+
+/// Parse `Name: value` and expand `$VAR` in the value.
+fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>, String> {
+    raw.iter()
+        .map(|h| {
+            let (k, v) = h
+                .split_once(':')
+                .ok_or_else(|| "--header must look like 'Name: value'".to_string())?;
+            let k = k.trim();
+            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if k.is_empty() || !k.chars().all(token) {
+                return Err(format!("invalid header name '{}'", safe_text(k)));
+            }
+            let v = expand_env(v.trim_start())?;
+            if v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
+                return Err(format!("header '{k}' has a line break in its value"));
+            }
+            Ok((k.to_string(), v))
+        })
+        .collect()
+}
+
+/// The capture endpoint and limits from parsed arguments (exit-2 errors as text).
+fn endpoint(args: &PinArgs) -> Result<(Endpoint, Limits), String> {
+    if args.url.is_some() && !args.argv.is_empty() {
+        return Err("--url and server-cmd are mutually exclusive".into());
+    }
+    let limits = Limits {
+        timeout: Duration::from_secs_f64(args.timeout.unwrap_or(30.0)),
+        ..Limits::default()
+    };
+    if let Some(url) = &args.url {
+        let headers = parse_headers(&args.headers)?;
+        return Ok((
+            Endpoint::Http {
+                url: url.clone(),
+                headers,
+            },
+            limits,
+        ));
+    }
+    if args.argv.is_empty() {
+        return Err("provide either a server command or --url".into());
+    }
+    if !args.headers.is_empty() {
+        return Err("--header applies only with --url".into());
+    }
+    Ok((
+        Endpoint::Stdio {
+            argv: args.argv.clone(),
+            env: Vec::new(),
+            cwd: None,
+        },
+        limits,
+    ))
+}
+
+fn write_sarif(
+    path: &Path,
+    findings: &[LockFinding],
+    drift: &[DriftItem],
+    lock_path: &Path,
+    lock: &Lock,
+) -> Result<(), String> {
+    let lock_text = String::from_utf8_lossy(&super::lock::write::to_pretty_json(lock)).into_owned();
+    std::fs::write(path, emit::sarif(findings, drift, lock_path, &lock_text))
+        .map_err(|e| format!("could not write SARIF to {}: {e}", path.display()))
+}
+
+fn print_findings(out: &mut impl Write, findings: &[LockFinding]) {
+    if findings.is_empty() {
+        let _ = writeln!(out, "  no static findings");
+        return;
+    }
+    let _ = writeln!(out, "Findings at pin time:");
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "  {:<8} {:<24} {}  {}",
+            f.severity,
+            safe_text(&f.rule_id),
+            safe_text(&f.target),
+            safe_text(&f.snippet)
+        );
+    }
+}
+
+const PIN_HELP: &str = "\
+Usage: mcp-warden pin [OPTIONS] -- SERVER_CMD [ARGS]...
+       mcp-warden pin SERVER_CMD [ARGS]... [OPTIONS]
+       mcp-warden pin --url URL [OPTIONS]
+
+Pin an MCP server's declared surface (tools, resources, prompts) into a
+warden.lock. The server is spawned from its argv, never through a shell, with
+only HOME, LOGNAME, PATH, SHELL, TERM and USER from this environment.
+
+Without `--`, the server argv starts at the first word that is not an option,
+and options for pin are taken only from the end of the line.
+
+Options:
+      --url URL          Streamable HTTP endpoint of a running server
+      --header 'K: V'    HTTP header for --url (repeatable); $VAR and ${VAR}
+                         in the value are expanded from the environment
+      --lock PATH        Lock to write [default: warden.lock]
+      --approve          Record approval of the pinned surface
+      --approver ID      Approver identity (or WARDEN_APPROVER)
+      --timeout SECONDS  Limit for the whole capture [default: 30]
+      --json             Print findings as JSONL
+      --sarif PATH       Write findings as SARIF 2.1.0
+  -h, --help             Print help
+
+Exit status: 0 pinned (findings do not fail the pin), 2 error.
+";
+
+const CHECK_HELP: &str = "\
+Usage: mcp-warden check [OPTIONS] -- SERVER_CMD [ARGS]...
+       mcp-warden check SERVER_CMD [ARGS]... [OPTIONS]
+       mcp-warden check --url URL [OPTIONS]
+
+Re-capture a server and compare its declared surface with warden.lock.
+Sigstore signature verification (--verify) is not supported by this version.
+
+Options:
+      --url URL          Streamable HTTP endpoint of a running server
+      --header 'K: V'    HTTP header for --url (repeatable; $VAR expanded)
+      --lock PATH        Baseline lock [default: warden.lock]
+      --timeout SECONDS  Limit for the whole capture [default: 30]
+      --json             Print findings and drift as JSONL
+      --sarif PATH       Write findings and drift as SARIF 2.1.0
+  -h, --help             Print help
+
+Exit status: 0 no drift, 1 drift, 2 error.
+";
+
+fn parse_or_exit(which: Which, words: &[String]) -> Result<PinArgs, u8> {
+    if which == Which::Check
+        && words
+            .iter()
+            .take_while(|w| *w != "--")
+            .any(|w| w == "--verify")
+    {
+        err("--verify (Sigstore signature verification) is not supported by this version");
+        return Err(2);
+    }
+    match parse_args(which, words) {
+        Ok(a) if a.version && !a.help => {
+            println!("mcp-warden {}", env!("CARGO_PKG_VERSION"));
+            Err(0)
+        }
+        Ok(a) if a.help => {
+            print!(
+                "{}",
+                if which == Which::Pin {
+                    PIN_HELP
+                } else {
+                    CHECK_HELP
+                }
+            );
+            Err(0)
+        }
+        Ok(a) => Ok(a),
+        Err(e) => {
+            eprintln!(
+                "Usage: mcp-warden {} [OPTIONS] [--] SERVER_CMD...",
+                which.name()
+            );
+            eprintln!("Try 'mcp-warden {} --help' for help.", which.name());
+            err(&e);
+            Err(2)
+        }
+    }
+}
+
+/// `mcp-warden pin …` (the words after `pin`).
+pub fn pin_main(words: &[String]) -> u8 {
+    let args = match parse_or_exit(Which::Pin, words) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let approver = args.approver.clone().filter(|a| !a.is_empty()).or_else(|| {
+        std::env::var("WARDEN_APPROVER")
+            .ok()
+            .filter(|a| !a.is_empty())
+    });
+    let (endpoint, limits) = match endpoint(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            err(&e);
+            return 2;
+        }
+    };
+    if args.approve && approver.is_none() {
+        err("--approve requires --approver <id> or WARDEN_APPROVER env");
+        return 2;
+    }
+    let surface = match super::capture::capture(&endpoint, &limits) {
+        Ok(s) => s,
+        Err(e) => {
+            report_capture_error(&e);
+            return 2;
+        }
+    };
+    let approval = Approval {
+        approve: args.approve,
+        approver: if args.approve { approver } else { None },
+    };
+    let lock = match build(&surface, &approval) {
+        Ok(l) => l,
+        Err(e) => return report_pin_error(&e),
+    };
+    let path = args
+        .lock
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
+    if args.url.as_deref().is_some_and(url_has_userinfo) {
+        eprintln!(
+            "warning: the lock records the URL verbatim (it is hashed into command_digest), including the credentials in it; prefer --header with a $VAR reference"
+        );
+    }
+    if let Err(e) = write_lock_replace(&path, &lock) {
+        err(&format!("could not write lock: {e}"));
+        return 2;
+    }
+    if let Some(sarif) = &args.sarif {
+        if let Err(e) = write_sarif(sarif, &lock.findings, &[], &path, &lock) {
+            err(&e);
+            return 2;
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        let _ = out.write_all(emit::jsonl(&lock.findings, &[]).as_bytes());
+    } else {
+        let _ = writeln!(
+            out,
+            "pinned -> {}",
+            safe_text_capped(&path.display().to_string(), 1000)
+        );
+        let _ = writeln!(out, "  overall_digest: {}", lock.overall_digest);
+        let _ = writeln!(
+            out,
+            "  tools={} resources={} prompts={}",
+            lock.tools.len(),
+            lock.resources.len(),
+            lock.prompts.len()
+        );
+        if lock.pin.approved {
+            let _ = writeln!(
+                out,
+                "  approved by: {}",
+                safe_text(lock.pin.approver.as_deref().unwrap_or(""))
+            );
+        }
+        print_findings(&mut out, &lock.findings);
+    }
+    0
+}
+
+/// `mcp-warden check …` (the words after `check`).
+pub fn check_main(words: &[String]) -> u8 {
+    let args = match parse_or_exit(Which::Check, words) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let (endpoint, limits) = match endpoint(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            err(&e);
+            return 2;
+        }
+    };
+    let path = args
+        .lock
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
+    let baseline: Lock = match read_lock(&path) {
+        Ok(l) => l,
+        Err(e) => {
+            err(&e);
+            return 2;
+        }
+    };
+    let result = match run_check(&baseline, &endpoint, &limits) {
+        Ok(r) => r,
+        Err(e) => return report_pin_error(&e),
+    };
+    if let Some(sarif) = &args.sarif {
+        if let Err(e) = write_sarif(sarif, &result.findings, &result.drift, &path, &baseline) {
+            err(&e);
+            return 2;
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let shown = safe_text_capped(&path.display().to_string(), 1000);
+    if args.json {
+        let _ = out.write_all(emit::jsonl(&result.findings, &result.drift).as_bytes());
+    } else if result.drift.is_empty() {
+        let _ = writeln!(out, "OK no drift vs {shown}");
+    } else {
+        let _ = writeln!(
+            out,
+            "DRIFT DETECTED vs {shown} ({} item(s))",
+            result.drift.len()
+        );
+        for d in &result.drift {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:<28} {}  {}",
+                d.severity,
+                d.drift_class,
+                safe_text(&d.target),
+                safe_text(&d.message)
+            );
+        }
+    }
+    u8::from(!result.drift.is_empty())
+}
+
+/// `mcp-warden lock rotate LOCK …`.
+pub fn rotate_main(
+    lock_path: &Path,
+    approver: Option<&str>,
+    actor: Option<&str>,
+    note: Option<&str>,
+    json: bool,
+) -> u8 {
+    let lock = match read_lock(lock_path) {
+        Ok(l) => l,
+        Err(e) => {
+            err(&e);
+            return 2;
+        }
+    };
+    let now = time::now_rfc3339();
+    let rotated = match rotate::rotate(&lock, approver, actor, note, &now) {
+        Ok(r) => r,
+        Err(e) => {
+            err(&e.to_string());
+            return 2;
+        }
+    };
+    if let Err(e) = write_lock_replace(lock_path, &rotated) {
+        err(&format!("could not write lock: {e}"));
+        return 2;
+    }
+    let Some(last) = rotated.pin.attestations.last() else {
+        return 2;
+    };
+    let unchanged = rotated.overall_digest == lock.overall_digest;
+    let shown = lock_path.display().to_string();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if json {
+        let doc = serde_json::json!({
+            "lock": shown,
+            "rotation_count": {"old": lock.pin.rotation_count, "new": rotated.pin.rotation_count},
+            "attester": last.actor,
+            "role": last.role,
+            "rotated_at": now,
+            "overall_digest": rotated.overall_digest,
+            "overall_digest_unchanged": unchanged,
+        });
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        );
+    } else {
+        let _ = writeln!(out, "rotated -> {}", safe_text_capped(&shown, 1000));
+        let _ = writeln!(
+            out,
+            "  rotation_count: {} -> {}",
+            lock.pin.rotation_count, rotated.pin.rotation_count
+        );
+        let _ = writeln!(
+            out,
+            "  attester: {} (role={})",
+            safe_text(&last.actor),
+            last.role
+        );
+        let tag = if unchanged { "unchanged" } else { "CHANGED" };
+        let _ = writeln!(out, "  overall_digest: {} ({tag})", rotated.overall_digest);
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn doctor_form() {
+        let a = parse_args(
+            Which::Pin,
+            &w("npx -y pkg@1.0.0 --approve --approver me --lock x.lock"),
+        )
+        .expect("parses");
+        assert_eq!(a.argv, w("npx -y pkg@1.0.0"));
+        assert!(a.approve);
+        assert_eq!(a.approver.as_deref(), Some("me"));
+        assert_eq!(a.lock, Some(PathBuf::from("x.lock")));
+    }
+
+    #[test]
+    fn separator_form() {
+        let a = parse_args(
+            Which::Pin,
+            &w("--lock x.lock --json -- node srv.js --json --lock y"),
+        )
+        .expect("parses");
+        assert_eq!(a.argv, w("node srv.js --json --lock y"));
+        assert!(a.json);
+        assert_eq!(a.lock, Some(PathBuf::from("x.lock")));
+    }
+
+    #[test]
+    fn leading_options_then_argv() {
+        let a = parse_args(Which::Pin, &w("--timeout 5 python3 s.py -v --json")).expect("parses");
+        assert_eq!(a.argv, w("python3 s.py -v"));
+        assert_eq!(a.timeout, Some(5.0));
+        assert!(a.json);
+    }
+
+    #[test]
+    fn url_and_errors() {
+        let a = parse_args(
+            Which::Pin,
+            &w("--url http://127.0.0.1:1/mcp --header=X:1 --lock=l"),
+        )
+        .expect("parses");
+        assert!(a.argv.is_empty());
+        assert_eq!(a.url.as_deref(), Some("http://127.0.0.1:1/mcp"));
+        assert_eq!(a.headers, ["X:1"]);
+        assert!(parse_args(Which::Pin, &w("--bogus x")).is_err());
+        assert!(parse_args(Which::Check, &w("--approve -- x")).is_err());
+        assert!(parse_args(Which::Pin, &w("--timeout nan x")).is_err());
+        // A lone command is never taken as an option value.
+        let a = parse_args(Which::Pin, &w("--json")).expect("parses");
+        assert!(a.json && a.argv.is_empty());
+    }
+}

@@ -1,0 +1,9 @@
+//! Integration tests for `pin`, `check` and `lock rotate`, run against the built
+//! binary and a configurable Python fixture server (tests/fixtures/pin/server.py).
+
+mod capture;
+mod check;
+mod http;
+mod parity;
+mod rotate;
+mod util;
