@@ -410,6 +410,48 @@ FRAMES = [
 ]
 
 
+# --- mcp_message ---------------------------------------------------------------------
+
+
+def rpc(i, result=None, error=None):
+    m = {"jsonrpc": "2.0", "id": i}
+    if error is not None:
+        m["error"] = error
+    else:
+        m["result"] = result
+    return json.dumps(m)
+
+
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": True}, "resources": {}, "prompts": {}},
+        "serverInfo": {"name": "srv", "version": "1.0.0"}}
+TOOL = {"name": "read_file", "description": "Read a file", "inputSchema": {
+    "type": "object", "properties": {"path": {"type": "string", "maxLength": 4096}, "limit": {"type": "integer", "minimum": 0, "maximum": 1e6}},
+    "required": ["path"], "additionalProperties": False},
+    "annotations": {"readOnlyHint": True}, "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+SQL = {"name": "run_query", "description": "Run SQL \u202e", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}, "sql": {"enum": ["a", "b"]}}}}
+RES = {"uri": "file:///etc/hosts", "name": "hosts", "description": "d", "mimeType": "text/plain"}
+PROMPT = {"name": "summarize", "description": "p", "arguments": [{"name": "text", "required": True}]}
+
+MCP = [
+    [rpc(0, INIT), rpc(1, {"tools": [TOOL, SQL]}), rpc(2, {"resources": [RES]}), rpc(3, {"prompts": [PROMPT]})],
+    [rpc(0, INIT), rpc(1, {"tools": [TOOL], "nextCursor": "p2"}), rpc(2, {"tools": [SQL]}), rpc(3, {"resources": []}),
+     rpc(4, {"prompts": [], "nextCursor": ""})],
+    [rpc(0, INIT | {"capabilities": {"tools": {}}}), rpc(1, {"tools": []}),
+     rpc(2, error={"code": -32601, "message": "Method not found"}), rpc(3, error={"code": -32601, "message": "nope"})],
+    [json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}}),
+     json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"}), "not json at all", "", "null",
+     rpc(7, {"stray": True}), rpc(0, INIT), rpc(1, {"tools": [TOOL, TOOL]})],
+    [rpc(0, INIT | {"protocolVersion": "1999-01-01"})],
+    [rpc(0, error={"code": -32000, "message": "boom"})],
+    [rpc(0, INIT), rpc(1, {"tools": [{"name": 3}]})],
+    [rpc(0, INIT), rpc(1, {"tools": [TOOL | {"inputSchema": {"type": "object", "default": 9007199254740993}}]}), rpc(2, {"resources": []}), rpc(3, {"prompts": []})],
+    [rpc(0, INIT), rpc(1, {"tools": [], "nextCursor": "a"}), rpc(2, {"tools": [], "nextCursor": "a"}), rpc(3, {"tools": [], "nextCursor": "a"}),
+     rpc(4, {"tools": [], "nextCursor": "a"}), rpc(5, {"tools": [], "nextCursor": "a"})],
+    ["[" + rpc(0, INIT) + "]", rpc(0, INIT) + "\r", rpc(1, {"tools": [TOOL]}), rpc(2, {"resources": [RES, RES]}), rpc(3, {"prompts": [PROMPT]})],
+    [rpc(0, INIT), rpc(1, {"tools": [{"name": "t%d" % i, "inputSchema": {"type": "object"}} for i in range(40)]})],
+]
+
+
 def main():
     for v in JSON_CONFIGS:
         for t in ("json", "jsonc"):
@@ -433,6 +475,8 @@ def main():
         write("pin_command", s)
     for s in FRAMES:
         write("frame", s)
+    for lines in MCP:
+        write("mcp_message", "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

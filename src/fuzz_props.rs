@@ -29,6 +29,11 @@
 //!   `pin`'s options; no word holds a vendor-pattern secret.
 //! * `frame`: [`decode_report_stream`] is total, and what it accepts respects the
 //!   limits it was given.
+//! * `mcp_message`: the capture client ([`run_capture`]) over a scripted server
+//!   (one JSON-RPC message per input line) ends in a surface or an error, never
+//!   asks for more pages or keeps more items than its limits allow, and a surface
+//!   it accepts builds a lock that pin reads back unchanged and doctor's lock
+//!   reader accepts as approved, with the same digests.
 //!
 //! Time and memory bounds ([`check_time`], [`check_memory`]) are checked by the
 //! harnesses, which own the clock and the counting allocator.
@@ -45,6 +50,11 @@ use crate::engines::secrets::has_vendor_secret;
 use crate::model::ServerSpec;
 use crate::parent::locks::{approval_problem, coverage};
 use crate::parent::validate::check_message;
+use crate::pin::capture::jsonrpc::{run_capture, Transport, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::pin::capture::{CaptureError, Limits as CaptureLimits};
+use crate::pin::lock::build::{build_lock, Approval};
+use crate::pin::lock::read::parse_lock;
+use crate::pin::lock::write::to_pretty_json;
 use crate::protocol::{
     ChildMessage, FileFormat, LoadErrorKind, LockSummary, ParsedConfig, ServerBody,
 };
@@ -63,6 +73,7 @@ pub const TARGETS: &[&str] = &[
     "safe_text",
     "frame",
     "pin_command",
+    "mcp_message",
 ];
 
 /// Run the properties of `target` over one input. Unknown targets panic.
@@ -75,6 +86,7 @@ pub fn run(target: &str, data: &[u8]) {
         "safe_text" => safe_text_props(data),
         "frame" => frame(data),
         "pin_command" => pin_command_props(data),
+        "mcp_message" => mcp_message(data),
         other => panic!("no fuzz target named {other:?}"),
     }
 }
@@ -824,6 +836,145 @@ pub fn frame(data: &[u8]) {
             ChildMessage::Config(_) => FileFormat::ClaudeJson,
         };
         let _ = check_message(format, m);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// mcp_message.
+
+/// The capture limits of the `mcp_message` target: small, so the fuzzer reaches them.
+pub fn capture_limits() -> CaptureLimits {
+    CaptureLimits {
+        timeout: Duration::from_secs(10),
+        max_pages: 4,
+        max_message_bytes: 64 * 1024,
+        max_items: 32,
+        max_stderr_bytes: 1024,
+    }
+}
+
+/// A scripted server: each input line is one message, read as the stdio transport
+/// reads a line (CR stripped, blank lines skipped, at most 64 lines that are not
+/// JSON); the end of the input is the server closing its stdout.
+struct Script<'a> {
+    lines: std::slice::Split<'a, u8, fn(&u8) -> bool>,
+    garbage: usize,
+    /// Requests sent, by method.
+    requests: Vec<String>,
+}
+
+impl Transport for Script<'_> {
+    fn send(
+        &mut self,
+        msg: &serde_json::Value,
+        _expect: Option<u64>,
+        _deadline: std::time::Instant,
+    ) -> Result<(), CaptureError> {
+        if msg.get("id").is_some() {
+            if let Some(m) = msg.get("method").and_then(serde_json::Value::as_str) {
+                self.requests.push(m.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, _deadline: std::time::Instant) -> Result<serde_json::Value, CaptureError> {
+        for line in self.lines.by_ref() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Null) => continue,
+                Ok(v) => return Ok(v),
+                Err(_) => {
+                    self.garbage += 1;
+                    if self.garbage > 64 {
+                        return Err(CaptureError::new("too many lines that are not JSON"));
+                    }
+                }
+            }
+        }
+        Err(CaptureError::new("the server closed its stdout"))
+    }
+}
+
+/// `mcp_message` target.
+pub fn mcp_message(data: &[u8]) {
+    let limits = capture_limits();
+    let newline: fn(&u8) -> bool = |b| *b == b'\n';
+    let mut script = Script {
+        lines: data.split(newline),
+        garbage: 0,
+        requests: Vec::new(),
+    };
+    let deadline = std::time::Instant::now() + limits.timeout;
+    let result = run_capture(&mut script, deadline, &limits);
+    for method in ["tools/list", "resources/list", "prompts/list"] {
+        let pages = script.requests.iter().filter(|m| *m == method).count();
+        assert!(
+            pages <= limits.max_pages,
+            "mcp_message: {pages} {method} requests over a limit of {} pages",
+            limits.max_pages
+        );
+    }
+    let Ok(mut surface) = result else {
+        return;
+    };
+    assert!(
+        SUPPORTED_PROTOCOL_VERSIONS.contains(&surface.protocol_version.as_str()),
+        "mcp_message: a surface with unsupported protocol version {:?}",
+        surface.protocol_version
+    );
+    for (what, n) in [
+        ("tools", surface.tools.len()),
+        ("resources", surface.resources.len()),
+        ("prompts", surface.prompts.len()),
+    ] {
+        assert!(
+            n <= limits.max_items,
+            "mcp_message: {n} {what} kept over a limit of {}",
+            limits.max_items
+        );
+    }
+    surface.command = "npx".into();
+    surface.args = vec!["-y".into(), "@x/server@1.0.0".into()];
+    let approval = Approval {
+        approve: true,
+        approver: Some(APPROVER_PLACEHOLDER.into()),
+    };
+    let Ok(lock) = build_lock(
+        &surface,
+        Vec::new(),
+        &approval,
+        Some("fuzz"),
+        "2026-01-01T00:00:00Z",
+    ) else {
+        // A value without a canonical form (an integer beyond 2^53): not pinnable.
+        return;
+    };
+    assert!(
+        lock.is_self_consistent(),
+        "mcp_message: a freshly built lock does not reproduce its overall_digest"
+    );
+    let bytes = to_pretty_json(&lock);
+    match parse_lock(&bytes) {
+        Ok(back) => assert!(back == lock, "mcp_message: pin reads back a different lock"),
+        Err(e) => panic!("mcp_message: pin cannot read the lock it wrote: {e}"),
+    }
+    match parse_file(FileFormat::Lock, &bytes) {
+        ChildMessage::Lock(Ok(summary)) => {
+            assert_eq!(
+                summary.overall_digest, lock.overall_digest,
+                "mcp_message: doctor reads a different overall_digest"
+            );
+            assert_eq!(
+                approval_problem(&summary),
+                None,
+                "mcp_message: doctor does not count the approval of a lock pin wrote"
+            );
+        }
+        other => panic!("mcp_message: doctor's lock reader refuses a lock pin wrote: {other:?}"),
     }
 }
 

@@ -105,3 +105,8 @@ fn frame() {
 fn pin_command() {
     replay("pin_command");
 }
+
+#[test]
+fn mcp_message() {
+    replay("mcp_message");
+}
