@@ -644,7 +644,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
         if !separated {
             for (i, w) in argv.iter().enumerate() {
                 assert!(
-                    !pin_could_read_as_option(w) && !(i == 0 && w.starts_with('-')),
+                    !(pin_could_read_as_option(w) || (i == 0 && w.starts_with('-'))),
                     "pin_command: argv word {w:?} could be read by pin as its own option, \
                      but the line has no `--`: {line:?}"
                 );
