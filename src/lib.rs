@@ -19,6 +19,8 @@ pub mod child;
 pub mod cli;
 pub mod digest;
 pub mod engines;
+#[doc(hidden)]
+pub mod fuzz_props;
 pub mod model;
 pub mod parent;
 pub mod pin;

@@ -64,8 +64,32 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, SandboxError> {
 }
 
 /// Decodes one payload (prefix already removed); the whole payload must be consumed.
+///
+/// bincode allocates a string's announced length before reading its bytes, so the
+/// decode limit is also the largest allocation one frame can cause. It is scaled to
+/// the payload: the smallest power of two from 64 KiB that is at least 8 bytes per
+/// payload byte (no honest value claims more: a one-byte varint claims 8), capped at
+/// [`DECODE_LIMIT`]. A 26-byte frame announcing a 10 MB string thus fails without
+/// allocating it (found by the `frame` fuzz target).
 pub(crate) fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, SandboxError> {
-    let (value, used) = bincode::serde::decode_from_slice::<T, _>(payload, wire_config())
+    let need = payload.len().saturating_mul(8);
+    macro_rules! scaled {
+        ($($shift:literal)*) => {
+            $(if need <= 1usize << $shift {
+                decode_with(payload, config::standard().with_limit::<{ 1usize << $shift }>())
+            } else)* {
+                decode_with(payload, wire_config())
+            }
+        };
+    }
+    scaled!(16 17 18 19 20 21 22 23 24 25 26)
+}
+
+fn decode_with<T: DeserializeOwned>(
+    payload: &[u8],
+    config: impl Config,
+) -> Result<T, SandboxError> {
+    let (value, used) = bincode::serde::decode_from_slice::<T, _>(payload, config)
         .map_err(|e| SandboxError::BadFrame(e.to_string()))?;
     if used != payload.len() {
         return Err(SandboxError::BadFrame(format!(
@@ -256,6 +280,23 @@ mod tests {
             decode::<Frame>(payload),
             Err(SandboxError::BadFrame(m)) if m.contains("trailing")
         ));
+    }
+
+    #[test]
+    fn a_claimed_string_longer_than_the_frame_is_not_allocated() {
+        // Variant 1 (Message), then a 10 MB string length (0xfc + u32) in a 6-byte payload.
+        let mut payload = vec![1u8, 0xfc];
+        payload.extend_from_slice(&10_000_000u32.to_le_bytes());
+        assert!(matches!(
+            decode::<Frame>(&payload),
+            Err(SandboxError::BadFrame(m)) if m.contains("LimitExceeded")
+        ));
+        // An honest large frame still decodes under the scaled limit.
+        let big = "x".repeat(3 << 20);
+        let bytes = encode(&Frame::Message(big.clone())).unwrap();
+        assert!(
+            matches!(decode::<Frame>(&bytes[HEADER_LEN..]), Ok(ChildFrame::Message(s)) if s == big)
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ use std::io::{self, Write};
 use sha2::{Digest, Sha256};
 
 use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
+use crate::engines::secrets::has_vendor_secret;
 use crate::model::{AuditedServer, Coverage, Report, ServerSpec};
 use crate::render::safe_text::{safe_text, safe_text_capped, ARGV_CAP};
 use crate::render::shell::quote;
@@ -194,23 +195,34 @@ fn launch(spec: &ServerSpec) -> Launch {
     if let Some(url) = spec.remote_url() {
         let safe = safe_text_capped(url, ARGV_CAP);
         let shown = match mask_url(&safe) {
-            UrlView::Verbatim => quote(&safe).into_owned(),
-            UrlView::Rewritten(s) => quote(&safe_text_capped(&s, ARGV_CAP)).into_owned(),
-            UrlView::Credential => quote(REDACTED_URL).into_owned(),
+            UrlView::Verbatim => safe,
+            UrlView::Rewritten(s) => safe_text_capped(&s, ARGV_CAP),
+            UrlView::Credential => REDACTED_URL.to_string(),
         };
-        return Launch::Url(shown);
+        // `mask_url` judges URL parts; a vendor secret it does not reach (a value
+        // that is not a URL at all, found by the pin_command fuzz target) is
+        // withheld like a credential.
+        let shown = if has_vendor_secret(&shown) {
+            REDACTED_URL
+        } else {
+            &shown
+        };
+        return Launch::Url(quote(shown).into_owned());
     }
+    // A word is also withheld when its printed form holds a vendor-pattern secret:
+    // the command is not an argument `mask_args` judges, and neutralising a
+    // character can create a word boundary the raw text lacked (`\u{200D}ghp_…`).
+    let shown = |w: String| (!has_vendor_secret(&w)).then_some(w);
     let mut raw_words: Vec<Option<String>> = Vec::with_capacity(spec.args.len() + 1);
-    raw_words.push(Some(
-        spec.launch_command()
-            .map(|c| safe_text_capped(c, ARGV_CAP))
-            .unwrap_or_else(|| MISSING_COMMAND.to_string()),
-    ));
+    raw_words.push(match spec.launch_command() {
+        Some(c) => shown(safe_text_capped(c, ARGV_CAP)),
+        None => Some(MISSING_COMMAND.to_string()),
+    });
     let views = mask_args(&spec.args);
     for (i, arg) in spec.args.iter().enumerate() {
         // A missing view fails closed: the argument is not shown.
         match views.get(i) {
-            Some(ArgView::Verbatim(_)) => raw_words.push(Some(safe_text_capped(arg, ARGV_CAP))),
+            Some(ArgView::Verbatim(_)) => raw_words.push(shown(safe_text_capped(arg, ARGV_CAP))),
             Some(ArgView::Redacted) | None => raw_words.push(None),
         }
     }
@@ -562,6 +574,26 @@ mod tests {
 
     /// Printing of each mask view. The real decisions live in `engines::mask`; the
     /// views are built directly here.
+    #[test]
+    fn secrets_in_the_command_or_created_by_neutralising_are_withheld() {
+        // Found by the pin_command fuzz target: the command was printed unmasked.
+        let line = pin_command(&stdio("O33;-xoxp-1eeeeep-1eeeee", &[]), "s.warden.lock");
+        assert!(!line.contains("xoxp"), "{line}");
+        assert!(
+            line.starts_with("mcp-warden pin '<REDACTED>' --approve"),
+            "{line}"
+        );
+        // ZWJ is a word character, so the raw argument has no `\bghp_`; its U+FFFD is not.
+        let zwj = format!("\u{200D}{GHP_ENG}");
+        let line = pin_command(&stdio("npx", &[&zwj]), "s.warden.lock");
+        assert!(!line.contains(GHP_ENG), "{line}");
+        let line = pin_command(&remote("xoxr-dapibtoken21rkvo2xzxxexx"), "s.warden.lock");
+        assert!(
+            line.starts_with("mcp-warden pin --url '<REDACTED: url embeds"),
+            "{line}"
+        );
+    }
+
     #[test]
     fn mask_views_print_as_quoted_placeholders() {
         let words = |views: &[ArgView<'_>], args: &[&str]| -> Vec<String> {

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Fuzz smoke for CI (`.ci/run` calls it): build every cargo-fuzz target on stable
+# (`-s none`) and fuzz each for a short fixed time, seeded from the checked-in
+# corpus and regressions. New inputs go to a temporary directory, so CI never grows
+# the checked-in corpus. Any crash, property failure, timeout or memory blow-up
+# fails the run; libFuzzer writes the input to fuzz/artifacts/<target>/ (uploaded by
+# .github/workflows/fuzz.yml).
+#
+# FUZZ_SMOKE_SECONDS (default 20) sets the time per target; FUZZ_SMOKE_TARGETS
+# (space-separated) restricts the targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${FUZZ_SMOKE_SECONDS:-20}"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "installing cargo-fuzz"
+  cargo install cargo-fuzz --locked
+fi
+
+# The dictionary each target uses, if any.
+dict_for() {
+  case "$1" in
+    json | jsonc | lock) echo fuzz/dict/json.dict ;;
+    toml | pin_command | safe_text) echo "fuzz/dict/$1.dict" ;;
+    *) echo "" ;;
+  esac
+}
+
+read -r -a targets <<<"${FUZZ_SMOKE_TARGETS:-$(cargo fuzz list | tr '\n' ' ')}"
+
+start=$(date +%s)
+nice -n 10 cargo fuzz build -s none
+echo "fuzz smoke: built ${#targets[@]} targets in $(($(date +%s) - start)) s"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=()
+for t in "${targets[@]}"; do
+  mkdir -p "$work/$t"
+  dirs=("$work/$t")
+  for d in "fuzz/corpus/$t" "fuzz/regressions/$t"; do
+    [ -d "$d" ] && dirs+=("$d")
+  done
+  opts=(-max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+  dict=$(dict_for "$t")
+  [ -n "$dict" ] && opts+=(-dict="$dict")
+  echo "==> fuzz $t for ${seconds} s"
+  if ! nice -n 10 cargo fuzz run -s none "$t" "${dirs[@]}" -- "${opts[@]}" >"$work/$t.log" 2>&1; then
+    failed+=("$t")
+    tail -n 60 "$work/$t.log"
+  else
+    grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' "$work/$t.log" | tr '\n' ' '
+    grep -Eo 'cov: [0-9]+' "$work/$t.log" | tail -n 1
+  fi
+done
+
+echo "fuzz smoke: $(($(date +%s) - start)) s in total"
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "fuzz smoke FAILED: ${failed[*]} (inputs in fuzz/artifacts/)"
+  exit 1
+fi
+echo "fuzz smoke passed"

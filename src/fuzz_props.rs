@@ -1,0 +1,1022 @@
+//! Properties the fuzz targets assert, shared by `fuzz/` (libFuzzer) and
+//! `tests/fuzz_regressions.rs` (plain `cargo test`, no libFuzzer).
+//!
+//! Every function here takes the raw bytes of one fuzz input, runs the product code
+//! the way the product runs it, and **panics with a message naming the property**
+//! when one does not hold. That is this module's job: it is the only library code
+//! that asserts on attacker-shaped data. It is compiled in every build (there is no
+//! feature to forget in CI) but hidden from the docs; nothing in the product calls
+//! it, so the binary's linker drops it.
+//!
+//! The properties, per target:
+//!
+//! * Loaders (`json`, `jsonc`, `toml`, `lock`): [`parse_file`] returns the answer
+//!   kind of its job; the answer passes the parent's own re-validation
+//!   ([`check_message`]); the decoded strings take at most as many bytes as the
+//!   input; when the input has no `\` (and, for TOML, no CR) every returned string
+//!   occurs byte for byte in the input; every server position points at its key.
+//!   JSONC: a file the strict JSON loader accepts gives identical records, and a
+//!   file it rejects for any reason but a comment or trailing comma is rejected by
+//!   JSONC with the same message. `~/.claude.json`: when both loaders accept a file,
+//!   its top-level section equals the plain JSON loader's. Lock: the digest
+//!   recomputation ([`approval_problem`]) is total, digests have their exact form,
+//!   and JCS canonicalization of any JSON document is a fixed point.
+//! * `safe_text`: no neutralised character, at most the cap in code points, the
+//!   identity on printable ASCII within the cap, idempotent.
+//! * `pin_command`: the line splits back ([`shell_words`]) into exactly
+//!   `mcp-warden pin` + the argv (masked positions `<REDACTED>`) + the fixed tail,
+//!   or the `--` form, which is used whenever an argv word could be read as one of
+//!   `pin`'s options; no word holds a vendor-pattern secret.
+//! * `frame`: [`decode_report_stream`] is total, and what it accepts respects the
+//!   limits it was given.
+//! * `mcp_message`: the capture client ([`run_capture`]) over a scripted server
+//!   (one JSON-RPC message per input line) ends in a surface or an error, never
+//!   asks for more pages or keeps more items than its limits allow, and a surface
+//!   it accepts builds a lock that pin reads back unchanged and doctor's lock
+//!   reader accepts as approved, with the same digests.
+//!
+//! Time and memory bounds ([`check_time`], [`check_memory`]) are checked by the
+//! harnesses, which own the clock and the counting allocator.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};
+
+use crate::child::parse_file;
+use crate::digest;
+use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
+use crate::engines::secrets::has_vendor_secret;
+use crate::model::ServerSpec;
+use crate::parent::locks::{approval_problem, coverage};
+use crate::parent::validate::check_message;
+use crate::pin::capture::jsonrpc::{run_capture, Transport, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::pin::capture::{CaptureError, Limits as CaptureLimits};
+use crate::pin::lock::build::{build_lock, Approval};
+use crate::pin::lock::read::parse_lock;
+use crate::pin::lock::write::to_pretty_json;
+use crate::protocol::{
+    ChildMessage, FileFormat, LoadErrorKind, LockSummary, ParsedConfig, ServerBody,
+};
+use crate::render::next_steps::{
+    lock_file_name, pin_command, APPROVER_PLACEHOLDER, MISSING_COMMAND, PIN_OPTION_NAMES,
+    REDACTED_ARG, REDACTED_URL,
+};
+use crate::render::safe_text::{is_neutralised, safe_text, safe_text_capped, ARGV_CAP, ELLIPSIS};
+
+/// The fuzz targets, in the order CI runs them.
+pub const TARGETS: &[&str] = &[
+    "jsonc",
+    "json",
+    "toml",
+    "lock",
+    "safe_text",
+    "frame",
+    "pin_command",
+    "mcp_message",
+];
+
+/// Run the properties of `target` over one input. Unknown targets panic.
+pub fn run(target: &str, data: &[u8]) {
+    match target {
+        "jsonc" => jsonc(data),
+        "json" => json(data),
+        "toml" => toml(data),
+        "lock" => lock(data),
+        "safe_text" => safe_text_props(data),
+        "frame" => frame(data),
+        "pin_command" => pin_command_props(data),
+        "mcp_message" => mcp_message(data),
+        other => panic!("no fuzz target named {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Resource bounds (checked by the harnesses).
+
+/// Time bound for one input: 2 s + 50 µs per input byte (5.3 s at libFuzzer's
+/// `-max_len=65536`, under the `-timeout=10` the campaign uses). Every parser is
+/// linear; a release build needs well under 1 µs per byte.
+pub fn time_bound(len: usize) -> Duration {
+    Duration::from_secs(2) + Duration::from_micros(50).saturating_mul(saturating_u32(len))
+}
+
+/// Fail when one input took longer than [`time_bound`].
+pub fn check_time(target: &str, len: usize, elapsed: Duration) {
+    let bound = time_bound(len);
+    assert!(
+        elapsed <= bound,
+        "time bound: {target} took {elapsed:?} on {len} bytes (bound {bound:?})"
+    );
+}
+
+/// Heap bounds for one input, from the counting allocator of the harness:
+/// `(peak live bytes above the start, largest single allocation)`.
+///
+/// * Peak: 64 bytes per input byte + 4 MiB. The parsers keep borrowed trees and
+///   records that are at most the input's size; 64× leaves room for the tree nodes
+///   of a file of tiny values (`[[[[`, `{"a":1,"b":1…`) and the checks' own copies.
+/// * Largest single allocation: 16 bytes per input byte + 1 MiB (serde's cap on
+///   any sequence preallocation, `size_hint::cautious`). A length field read from
+///   the input can therefore never make the decoder reserve more than the input
+///   could possibly fill.
+pub fn memory_bound(len: usize) -> (usize, usize) {
+    (
+        len.saturating_mul(64).saturating_add(4 << 20),
+        len.saturating_mul(16).saturating_add(1 << 20),
+    )
+}
+
+/// Fail when one input used more heap than [`memory_bound`].
+pub fn check_memory(target: &str, len: usize, peak: usize, largest: usize) {
+    let (max_peak, max_single) = memory_bound(len);
+    assert!(
+        largest <= max_single,
+        "memory bound: {target} made a single {largest}-byte allocation on {len} bytes of \
+         input (bound {max_single})"
+    );
+    assert!(
+        peak <= max_peak,
+        "memory bound: {target} peaked at {peak} live heap bytes on {len} bytes of input \
+         (bound {max_peak})"
+    );
+}
+
+fn saturating_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+// ---------------------------------------------------------------------------
+// Loaders.
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `json` target: the strict loaders for plain JSON clients and `~/.claude.json`.
+pub fn json(data: &[u8]) {
+    let plain = config_props(FileFormat::Json, data);
+    let claude = config_props(FileFormat::ClaudeJson, data);
+    if let (Ok(plain), Ok(claude)) = (&plain, &claude) {
+        assert_eq!(
+            claude.sections.first(),
+            plain.sections.first(),
+            "claude.json: the top-level section differs from the plain JSON loader's"
+        );
+    }
+}
+
+/// `jsonc` target: the VS Code loader, and its agreement with strict JSON.
+pub fn jsonc(data: &[u8]) {
+    let lax = parse_file(FileFormat::Jsonc, data);
+    config_checks(FileFormat::Jsonc, data, &lax);
+    if data.starts_with(BOM) {
+        // Strict JSON refuses a BOM that JSONC skips; nothing to compare.
+        return;
+    }
+    let strict = parse_file(FileFormat::Json, data);
+    match (&strict, &lax) {
+        (ChildMessage::Config(Ok(_)), _) => assert_eq!(
+            lax, strict,
+            "jsonc: a file strict JSON accepts gives different records in JSONC"
+        ),
+        (ChildMessage::Config(Err(s)), ChildMessage::Config(Err(l)))
+            if s.kind == LoadErrorKind::Syntax =>
+        {
+            if !s.message.contains("looks like JSONC") {
+                assert_eq!(
+                    l.message.replacen("invalid JSONC", "invalid JSON", 1),
+                    s.message,
+                    "jsonc: a strict-JSON syntax error (not a comment or trailing comma) \
+                     gives a different JSONC error"
+                );
+            }
+        }
+        (ChildMessage::Config(Err(s)), ChildMessage::Config(Err(l))) => assert_eq!(
+            l, s,
+            "jsonc: a read or shape error differs between JSON and JSONC"
+        ),
+        (ChildMessage::Config(Err(s)), ChildMessage::Config(Ok(_))) => assert!(
+            s.kind == LoadErrorKind::Syntax && s.message.contains("looks like JSONC"),
+            "jsonc: JSONC accepts a file strict JSON rejects for another reason: {}",
+            s.message
+        ),
+        _ => panic!("jsonc: a loader answered a config job with a lock"),
+    }
+}
+
+/// `toml` target: the Codex loader.
+pub fn toml(data: &[u8]) {
+    let _ = config_props(FileFormat::CodexToml, data);
+}
+
+fn config_props(format: FileFormat, data: &[u8]) -> Result<ParsedConfig, ()> {
+    let msg = parse_file(format, data);
+    config_checks(format, data, &msg);
+    match msg {
+        ChildMessage::Config(Ok(c)) => Ok(c),
+        _ => Err(()),
+    }
+}
+
+fn config_checks(format: FileFormat, data: &[u8], msg: &ChildMessage) {
+    let name = format!("{format:?}");
+    if let Err(e) = check_message(format, msg) {
+        panic!(
+            "{name}: the parent's re-validation refuses an honest child's answer: {}",
+            e.0
+        );
+    }
+    let ChildMessage::Config(result) = msg else {
+        panic!("{name}: a config job answered with a lock");
+    };
+    let Ok(config) = result else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(data) else {
+        panic!("{name}: records returned for input that is not UTF-8");
+    };
+    let mut strings: Vec<&str> = Vec::new();
+    for (i, section) in config.sections.iter().enumerate() {
+        assert_eq!(
+            section.project.is_some(),
+            i > 0,
+            "{name}: only sections after the first belong to a project"
+        );
+        strings.extend(section.project.as_deref());
+        for entry in &section.servers {
+            strings.push(&entry.name);
+            if let Ok(body) = &entry.body {
+                body_strings(body, &mut strings);
+            }
+            check_position(format, text, entry.line, entry.column, &entry.name);
+        }
+    }
+    check_strings(&name, text, format == FileFormat::CodexToml, &strings);
+}
+
+fn body_strings<'a>(body: &'a ServerBody, out: &mut Vec<&'a str>) {
+    out.extend(body.command.as_deref());
+    out.extend(body.url.as_deref());
+    out.extend(body.transport.as_deref());
+    out.extend(body.args.iter().map(String::as_str));
+    for (k, v) in body.env.iter().chain(&body.headers) {
+        out.push(k);
+        out.push(v);
+    }
+}
+
+/// Decoded strings never take more bytes than the input, and, when the input has
+/// no escape sequences, each one occurs in it byte for byte.
+fn check_strings(name: &str, text: &str, toml: bool, strings: &[&str]) {
+    let total: usize = strings.iter().map(|s| s.len()).sum();
+    assert!(
+        total <= text.len(),
+        "{name}: the returned strings take {total} bytes, more than the {}-byte input",
+        text.len()
+    );
+    // TOML may also rewrite CRLF inside multi-line strings and trims the newline
+    // after an opening `"""`; the latter keeps the value a substring.
+    if text.contains('\\') || (toml && text.contains('\r')) {
+        return;
+    }
+    let mut seen = HashSet::new();
+    for s in strings {
+        if seen.insert(*s) {
+            assert!(
+                text.contains(s),
+                "{name}: the value {s:?} does not occur in an input without escapes"
+            );
+        }
+    }
+}
+
+/// Byte offset of a 1-based (line, column-in-code-points) position, counting
+/// lines as `child::position` does (LF, CRLF, lone CR; a leading BOM is no column).
+fn offset_of(text: &str, line: u32, column: u32) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+    let mut l = 1u32;
+    while l < line {
+        match bytes.get(i)? {
+            b'\n' => l += 1,
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => l += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    let rest = text.get(i..)?;
+    let skip = usize::try_from(column.checked_sub(1)?).ok()?;
+    let (off, _) = rest.char_indices().nth(skip)?;
+    Some(i + off)
+}
+
+fn check_position(format: FileFormat, text: &str, line: u32, column: u32, key: &str) {
+    let at = offset_of(text, line, column).and_then(|o| text.get(o..));
+    let Some(at) = at else {
+        panic!("{format:?}: server {key:?} has position {line}:{column}, outside the file");
+    };
+    let exact = !text.contains('\\');
+    let ok = match format {
+        FileFormat::CodexToml => {
+            if exact {
+                at.starts_with(&format!("\"{key}\""))
+                    || at.starts_with(&format!("'{key}'"))
+                    || at.starts_with(key)
+            } else {
+                at.starts_with(['"', '\''])
+                    || at.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            }
+        }
+        _ => {
+            if exact {
+                at.starts_with(&format!("\"{key}\""))
+            } else {
+                at.starts_with('"')
+            }
+        }
+    };
+    assert!(
+        ok,
+        "{format:?}: the position {line}:{column} of server {key:?} does not point at its key"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Lock.
+
+/// `lock` target: the warden.lock reader and the parent's digest recomputation.
+pub fn lock(data: &[u8]) {
+    let msg = parse_file(FileFormat::Lock, data);
+    if let Err(e) = check_message(FileFormat::Lock, &msg) {
+        panic!(
+            "lock: the parent's re-validation refuses an honest child's answer: {}",
+            e.0
+        );
+    }
+    let ChildMessage::Lock(result) = &msg else {
+        panic!("lock: a lock job answered with a config");
+    };
+    if let Ok(summary) = result {
+        let Ok(text) = std::str::from_utf8(data) else {
+            panic!("lock: a summary returned for input that is not UTF-8");
+        };
+        let mut strings: Vec<&str> = vec![
+            &summary.server_command,
+            &summary.command_digest,
+            &summary.overall_digest,
+        ];
+        strings.extend(summary.server_url.as_deref());
+        strings.extend(summary.approved_digest.as_deref());
+        for list in [
+            &summary.server_args,
+            &summary.tool_digests,
+            &summary.resource_digests,
+            &summary.prompt_digests,
+        ] {
+            strings.extend(list.iter().map(String::as_str));
+        }
+        check_strings("lock", text, false, &strings);
+        check_approval(summary);
+    }
+    jcs_fixed_point(data);
+}
+
+fn is_digest(s: &str) -> bool {
+    s.strip_prefix(digest::SHA256_PREFIX).is_some_and(|hex| {
+        hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
+fn check_approval(lock: &LockSummary) {
+    let problem = approval_problem(lock);
+    assert_eq!(
+        problem,
+        approval_problem(lock),
+        "lock: approval_problem is not deterministic"
+    );
+    let stdio = digest::command_digest_stdio(&lock.server_command, &lock.server_args);
+    let url = lock.server_url.as_deref().map(digest::command_digest_url);
+    let overall = digest::overall_digest(
+        lock.schema_version,
+        &lock.command_digest,
+        &lock.tool_digests,
+        &lock.resource_digests,
+        &lock.prompt_digests,
+    );
+    for d in [&stdio, &overall].into_iter().chain(url.as_ref()) {
+        assert!(is_digest(d), "lock: a recomputed digest {d:?} is malformed");
+    }
+    if problem.is_none() {
+        assert!(
+            lock.approved
+                && lock.approved_digest.as_deref() == Some(lock.overall_digest.as_str())
+                && url.as_ref().unwrap_or(&stdio) == &lock.command_digest
+                && overall == lock.overall_digest,
+            "lock: an approval counts although its digests do not bind the surface"
+        );
+        // The lock then covers exactly the launch it pins.
+        let server = ServerSpec {
+            command: Some(lock.server_command.clone()),
+            args: lock.server_args.clone(),
+            url: lock.server_url.clone(),
+            ..ServerSpec::default()
+        };
+        if lock.server_url.as_deref() != Some("") {
+            assert_eq!(
+                coverage(&server, &[("l".into(), lock.clone())]),
+                crate::model::Coverage::Approved,
+                "lock: an approved lock does not cover the launch it pins"
+            );
+        }
+    }
+}
+
+/// JCS: canonical bytes parse back to a document whose canonical bytes are the same.
+fn jcs_fixed_point(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
+    let Ok(canon) = digest::canonicalize(&value) else {
+        return;
+    };
+    let again = match serde_json::from_slice::<serde_json::Value>(&canon) {
+        Ok(v) => v,
+        Err(e) => panic!("jcs: the canonical form is not JSON: {e}"),
+    };
+    match digest::canonicalize(&again) {
+        Ok(c) => assert!(
+            c == canon,
+            "jcs: canonicalization is not a fixed point: {} then {}",
+            String::from_utf8_lossy(&canon),
+            String::from_utf8_lossy(&c)
+        ),
+        // The module's contract: a double such as 1.11111e16 is written in ES6 form
+        // as the bare integer 11111100000000000, and an integer token beyond
+        // ±(2^53−1) is refused. So the fixed point holds except for integral
+        // doubles beyond 2^53, which must then be the only reason for the refusal.
+        Err(digest::DigestError::IntegerOutOfRange(n))
+            if n.parse::<f64>()
+                .is_ok_and(|f| f.abs() > digest::MAX_SAFE_INTEGER as f64) => {}
+        Err(e) => panic!("jcs: the canonical form cannot be canonicalized again: {e}"),
+    }
+    match digest::hash_value(&value) {
+        Ok(h) => assert!(is_digest(&h), "jcs: hash_value gave {h:?}"),
+        Err(e) => panic!("jcs: hash_value fails where canonicalize succeeded: {e}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// safe_text.
+
+/// `safe_text` target: the input (lossy UTF-8) through the default and a few caps.
+pub fn safe_text_props(data: &[u8]) {
+    let s = String::from_utf8_lossy(data);
+    let out = safe_text(&s);
+    check_safe(&s, &out, 200);
+    let printable = s.chars().count() <= 200 && s.bytes().all(|b| (b' '..=b'~').contains(&b));
+    if printable {
+        assert_eq!(
+            out, s,
+            "safe_text: not the identity on printable ASCII within the cap"
+        );
+    }
+    for cap in [0, 1, 2, 7, ARGV_CAP] {
+        check_safe(&s, &safe_text_capped(&s, cap), cap);
+    }
+}
+
+fn check_safe(input: &str, out: &str, cap: usize) {
+    if let Some(c) = out.chars().find(|&c| is_neutralised(c)) {
+        panic!(
+            "safe_text: the output (cap {cap}) keeps neutralised U+{:04X}",
+            u32::from(c)
+        );
+    }
+    let n = input.chars().count();
+    let m = out.chars().count();
+    assert!(
+        m <= cap,
+        "safe_text: {m} code points exceed the cap of {cap}"
+    );
+    assert_eq!(
+        m,
+        n.min(cap),
+        "safe_text: a {n}-code-point input gives {m} code points under cap {cap}"
+    );
+    if n > cap && cap > 0 {
+        assert!(
+            out.ends_with(ELLIPSIS),
+            "safe_text: a cut string does not end with an ellipsis"
+        );
+    }
+    // Every kept code point is the input's, or U+FFFD for a neutralised one.
+    let kept = if n > cap { m.saturating_sub(1) } else { m };
+    for (i, (o, c)) in out.chars().zip(input.chars()).take(kept).enumerate() {
+        let want = if is_neutralised(c) { '\u{FFFD}' } else { c };
+        assert_eq!(o, want, "safe_text: code point {i} was changed");
+    }
+    assert_eq!(
+        safe_text_capped(out, cap),
+        out,
+        "safe_text: not idempotent (cap {cap})"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// pin_command.
+
+/// A server record from fuzz bytes, fields split on NUL (lossy UTF-8):
+/// `name \0 command \0 url \0 field…`, where a field that starts with `\x01` is an
+/// env entry `KEY=value`, with `\x02` a header `Key: value`, and otherwise an
+/// argument. An empty command or url is absent.
+pub fn spec_from_bytes(data: &[u8]) -> (String, ServerSpec) {
+    let mut fields = data
+        .split(|&b| b == 0)
+        .map(|f| String::from_utf8_lossy(f).into_owned());
+    let name = fields.next().unwrap_or_default();
+    let command = fields.next().filter(|c| !c.is_empty());
+    let url = fields.next().filter(|u| !u.is_empty());
+    let mut spec = ServerSpec {
+        command,
+        url,
+        ..ServerSpec::default()
+    };
+    for f in fields {
+        if let Some(e) = f.strip_prefix('\u{1}') {
+            let (k, v) = e.split_once('=').unwrap_or((e, ""));
+            spec.env.push((k.into(), v.into()));
+        } else if let Some(h) = f.strip_prefix('\u{2}') {
+            let (k, v) = h.split_once(':').unwrap_or((h, ""));
+            spec.headers.push((k.into(), v.trim_start().into()));
+        } else {
+            spec.args.push(f);
+        }
+    }
+    (name, spec)
+}
+
+/// `pin_command` target.
+pub fn pin_command_props(data: &[u8]) {
+    let (name, spec) = spec_from_bytes(data);
+    let lock = lock_file_name(&name, &|_| false);
+    check_pin_line(&spec, &lock);
+}
+
+/// Could `pin` read `word` as one of its own options?
+fn pin_could_read_as_option(word: &str) -> bool {
+    PIN_OPTION_NAMES.contains(&word)
+        || word
+            .split_once('=')
+            .is_some_and(|(n, _)| n.starts_with("--") && PIN_OPTION_NAMES.contains(&n))
+}
+
+/// The pin line for `spec` splits back into exactly the words it must show.
+pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
+    let line = pin_command(spec, lock);
+    let words = match shell_words(&line) {
+        Ok(w) => w,
+        Err(e) => panic!("pin_command: the line does not split back into words ({e}): {line:?}"),
+    };
+    let tail = [
+        "--approve",
+        "--approver",
+        APPROVER_PLACEHOLDER,
+        "--lock",
+        lock,
+    ];
+    assert!(
+        words.len() >= 2 && words[0] == "mcp-warden" && words[1] == "pin",
+        "pin_command: the line does not start with `mcp-warden pin`: {line:?}"
+    );
+    let rest = &words[2..];
+    let shown: Vec<String> = if let Some(url) = spec.remote_url() {
+        let url_word = expected_url(url);
+        let argv_end = rest.len().saturating_sub(tail.len());
+        assert!(
+            rest.get(argv_end..).is_some_and(|t| t == tail),
+            "pin_command: a remote line does not end with the fixed tail: {line:?}"
+        );
+        let head = &rest[..argv_end];
+        let got = match head {
+            [flag, u] if flag == "--url" => Some(u.as_str()),
+            [one] => one.strip_prefix("--url="),
+            _ => None,
+        };
+        let ok = got
+            .is_some_and(|u| u == url_word || (u == REDACTED_URL && has_vendor_secret(&url_word)));
+        assert!(
+            ok,
+            "pin_command: the URL does not come back as {url_word:?}: {line:?}"
+        );
+        vec![got.unwrap_or_default().to_string()]
+    } else {
+        let expected = expected_argv(spec);
+        let separated = rest.get(..tail.len()).is_some_and(|t| t == tail)
+            && rest.get(tail.len()).map(String::as_str) == Some("--");
+        let argv: &[String] = if separated {
+            &rest[tail.len() + 1..]
+        } else {
+            let end = rest.len().saturating_sub(tail.len());
+            assert!(
+                rest.get(end..).is_some_and(|t| t == tail),
+                "pin_command: a stdio line ends neither with the fixed tail nor uses `--`: {line:?}"
+            );
+            &rest[..end]
+        };
+        assert_eq!(
+            argv.len(),
+            expected.len(),
+            "pin_command: the argv has {} words, expected {}: {line:?}",
+            argv.len(),
+            expected.len()
+        );
+        for (i, (got, want)) in argv.iter().zip(&expected).enumerate() {
+            match want {
+                Want::Redacted => assert_eq!(
+                    got, REDACTED_ARG,
+                    "pin_command: masked argv word {i} is shown: {line:?}"
+                ),
+                Want::Shown(w) => assert!(
+                    got == w || (got == REDACTED_ARG && has_vendor_secret(w)),
+                    "pin_command: argv word {i} comes back as {got:?}, expected {w:?}"
+                ),
+            }
+        }
+        if !separated {
+            for (i, w) in argv.iter().enumerate() {
+                assert!(
+                    !(pin_could_read_as_option(w) || (i == 0 && w.starts_with('-'))),
+                    "pin_command: argv word {w:?} could be read by pin as its own option, \
+                     but the line has no `--`: {line:?}"
+                );
+            }
+        }
+        argv.to_vec()
+    };
+    for w in &shown {
+        assert!(
+            !has_vendor_secret(w),
+            "pin_command: a vendor-pattern secret is printed: {w:?}"
+        );
+        if let Some(c) = w.chars().find(|&c| is_neutralised(c)) {
+            panic!(
+                "pin_command: a printed word keeps neutralised U+{:04X}",
+                u32::from(c)
+            );
+        }
+    }
+    for (k, v) in spec.env.iter().chain(&spec.headers) {
+        for secret in [k, v] {
+            if has_vendor_secret(secret) {
+                assert!(
+                    !line.contains(secret.as_str()),
+                    "pin_command: an env or header secret is printed: {line:?}"
+                );
+            }
+        }
+    }
+}
+
+enum Want {
+    Redacted,
+    Shown(String),
+}
+
+fn expected_argv(spec: &ServerSpec) -> Vec<Want> {
+    let mut out = vec![Want::Shown(
+        spec.launch_command()
+            .map(|c| safe_text_capped(c, ARGV_CAP))
+            .unwrap_or_else(|| MISSING_COMMAND.to_string()),
+    )];
+    let views = mask_args(&spec.args);
+    for (i, arg) in spec.args.iter().enumerate() {
+        out.push(match views.get(i) {
+            Some(ArgView::Verbatim(_)) => Want::Shown(safe_text_capped(arg, ARGV_CAP)),
+            _ => Want::Redacted,
+        });
+    }
+    out
+}
+
+fn expected_url(url: &str) -> String {
+    let safe = safe_text_capped(url, ARGV_CAP);
+    match mask_url(&safe) {
+        UrlView::Verbatim => safe,
+        UrlView::Rewritten(s) => safe_text_capped(&s, ARGV_CAP),
+        UrlView::Credential => REDACTED_URL.to_string(),
+    }
+}
+
+/// Split a pasted line into words as bash, zsh and fish would, for the subset of
+/// shell syntax a printed line may use: unquoted words of `[A-Za-z0-9_@%+=:,./-]`
+/// (not starting with `=` or `%`), `'…'` (literal), `"…"` in which `\\`, `\"`, `\$`
+/// and `` \` `` are escapes, and `\x` outside quotes. Anything a shell would
+/// interpret (an unquoted metacharacter, `$`, `` ` `` or `!` inside double quotes,
+/// any line break or NUL) is an error.
+///
+/// # Errors
+/// A description of the first construct that is outside that subset.
+pub fn shell_words(line: &str) -> Result<Vec<String>, String> {
+    if let Some(c) = line.chars().find(|c| {
+        matches!(
+            c,
+            '\n' | '\r' | '\0' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{b}' | '\u{c}'
+        )
+    }) {
+        return Err(format!("line break or NUL U+{:04X}", u32::from(c)));
+    }
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    let mut cur: Option<String> = None;
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if let Some(w) = cur.take() {
+                    words.push(w);
+                }
+            }
+            '\'' => {
+                let w = cur.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => w.push(x),
+                        None => return Err("unterminated single quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                let w = cur.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(x @ ('\\' | '"' | '$' | '`')) => w.push(x),
+                            Some(x) => {
+                                w.push('\\');
+                                w.push(x);
+                            }
+                            None => return Err("unterminated double quote".into()),
+                        },
+                        Some(x @ ('$' | '`' | '!')) => {
+                            return Err(format!("{x:?} inside double quotes"))
+                        }
+                        Some(x) => w.push(x),
+                        None => return Err("unterminated double quote".into()),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(x) => cur.get_or_insert_with(String::new).push(x),
+                None => return Err("trailing backslash".into()),
+            },
+            c if c.is_ascii_alphanumeric()
+                || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-') =>
+            {
+                if cur.is_none() && matches!(c, '=' | '%') {
+                    return Err(format!("unquoted {c:?} at the start of a word"));
+                }
+                cur.get_or_insert_with(String::new).push(c);
+            }
+            other => return Err(format!("unquoted shell character {other:?}")),
+        }
+    }
+    if let Some(w) = cur {
+        words.push(w);
+    }
+    Ok(words)
+}
+
+// ---------------------------------------------------------------------------
+// frame.
+
+/// The limits the `frame` target decodes under: small, so the fuzzer reaches them.
+pub fn frame_limits() -> Limits {
+    Limits {
+        timeout: Duration::from_secs(10),
+        max_frame_len: 4096,
+        max_messages: 64,
+        max_total_bytes: 64 * 1024,
+    }
+}
+
+/// `frame` target: the first byte picks the weak-sandbox policy, the rest is the
+/// child's report stream.
+pub fn frame(data: &[u8]) {
+    let (policy, stream) = match data.split_first() {
+        Some((b, rest)) => (
+            match b % 3 {
+                0 => WeakSandboxPolicy::Default,
+                1 => WeakSandboxPolicy::AllowWeak,
+                _ => WeakSandboxPolicy::Strict,
+            },
+            rest,
+        ),
+        None => (WeakSandboxPolicy::Default, data),
+    };
+    let limits = frame_limits();
+    let Ok(out) = decode_report_stream::<ChildMessage>(stream, &limits, policy) else {
+        return;
+    };
+    assert!(
+        out.messages.len() <= limits.max_messages,
+        "frame: {} messages accepted over a limit of {}",
+        out.messages.len(),
+        limits.max_messages
+    );
+    assert!(
+        (stream.len() as u64) <= limits.max_total_bytes,
+        "frame: a {}-byte stream accepted over a limit of {}",
+        stream.len(),
+        limits.max_total_bytes
+    );
+    // The parent re-validates every accepted message: total as well.
+    for m in &out.messages {
+        let format = match m {
+            ChildMessage::Lock(_) => FileFormat::Lock,
+            ChildMessage::Config(_) => FileFormat::ClaudeJson,
+        };
+        let _ = check_message(format, m);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// mcp_message.
+
+/// The capture limits of the `mcp_message` target: small, so the fuzzer reaches them.
+pub fn capture_limits() -> CaptureLimits {
+    CaptureLimits {
+        timeout: Duration::from_secs(10),
+        max_pages: 4,
+        max_message_bytes: 64 * 1024,
+        max_items: 32,
+        max_stderr_bytes: 1024,
+    }
+}
+
+/// A scripted server: each input line is one message, read as the stdio transport
+/// reads a line (CR stripped, blank lines skipped, at most 64 lines that are not
+/// JSON); the end of the input is the server closing its stdout.
+struct Script<'a> {
+    lines: std::slice::Split<'a, u8, fn(&u8) -> bool>,
+    garbage: usize,
+    /// Requests sent, by method.
+    requests: Vec<String>,
+}
+
+impl Transport for Script<'_> {
+    fn send(
+        &mut self,
+        msg: &serde_json::Value,
+        _expect: Option<u64>,
+        _deadline: std::time::Instant,
+    ) -> Result<(), CaptureError> {
+        if msg.get("id").is_some() {
+            if let Some(m) = msg.get("method").and_then(serde_json::Value::as_str) {
+                self.requests.push(m.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, _deadline: std::time::Instant) -> Result<serde_json::Value, CaptureError> {
+        for line in self.lines.by_ref() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Null) => continue,
+                Ok(v) => return Ok(v),
+                Err(_) => {
+                    self.garbage += 1;
+                    if self.garbage > 64 {
+                        return Err(CaptureError::new("too many lines that are not JSON"));
+                    }
+                }
+            }
+        }
+        Err(CaptureError::new("the server closed its stdout"))
+    }
+}
+
+/// `mcp_message` target.
+pub fn mcp_message(data: &[u8]) {
+    let limits = capture_limits();
+    let newline: fn(&u8) -> bool = |b| *b == b'\n';
+    let mut script = Script {
+        lines: data.split(newline),
+        garbage: 0,
+        requests: Vec::new(),
+    };
+    let deadline = std::time::Instant::now() + limits.timeout;
+    let result = run_capture(&mut script, deadline, &limits);
+    for method in ["tools/list", "resources/list", "prompts/list"] {
+        let pages = script.requests.iter().filter(|m| *m == method).count();
+        assert!(
+            pages <= limits.max_pages,
+            "mcp_message: {pages} {method} requests over a limit of {} pages",
+            limits.max_pages
+        );
+    }
+    let Ok(mut surface) = result else {
+        return;
+    };
+    assert!(
+        SUPPORTED_PROTOCOL_VERSIONS.contains(&surface.protocol_version.as_str()),
+        "mcp_message: a surface with unsupported protocol version {:?}",
+        surface.protocol_version
+    );
+    for (what, n) in [
+        ("tools", surface.tools.len()),
+        ("resources", surface.resources.len()),
+        ("prompts", surface.prompts.len()),
+    ] {
+        assert!(
+            n <= limits.max_items,
+            "mcp_message: {n} {what} kept over a limit of {}",
+            limits.max_items
+        );
+    }
+    surface.command = "npx".into();
+    surface.args = vec!["-y".into(), "@x/server@1.0.0".into()];
+    let approval = Approval {
+        approve: true,
+        approver: Some(APPROVER_PLACEHOLDER.into()),
+    };
+    let Ok(lock) = build_lock(
+        &surface,
+        Vec::new(),
+        &approval,
+        Some("fuzz"),
+        "2026-01-01T00:00:00Z",
+    ) else {
+        // A value without a canonical form (an integer beyond 2^53): not pinnable.
+        return;
+    };
+    assert!(
+        lock.is_self_consistent(),
+        "mcp_message: a freshly built lock does not reproduce its overall_digest"
+    );
+    let bytes = to_pretty_json(&lock);
+    match parse_lock(&bytes) {
+        Ok(back) => assert!(back == lock, "mcp_message: pin reads back a different lock"),
+        Err(e) => panic!("mcp_message: pin cannot read the lock it wrote: {e}"),
+    }
+    match parse_file(FileFormat::Lock, &bytes) {
+        ChildMessage::Lock(Ok(summary)) => {
+            assert_eq!(
+                summary.overall_digest, lock.overall_digest,
+                "mcp_message: doctor reads a different overall_digest"
+            );
+            assert_eq!(
+                approval_problem(&summary),
+                None,
+                "mcp_message: doctor does not count the approval of a lock pin wrote"
+            );
+        }
+        other => panic!("mcp_message: doctor's lock reader refuses a lock pin wrote: {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_reads_quote_output_back() {
+        for w in [
+            "", "a b", "it's", "a\\b", "'\\", "=x", "%self", "$HOME", "日本",
+        ] {
+            let q = crate::render::shell::quote(w);
+            assert_eq!(
+                shell_words(&format!("x {q} y")),
+                Ok(vec!["x".into(), w.into(), "y".into()])
+            );
+        }
+        assert!(shell_words("a;b").is_err());
+        assert!(shell_words("a\nb").is_err());
+        assert!(shell_words("\"$x\"").is_err());
+        assert!(shell_words("=ls").is_err());
+        assert!(shell_words("'open").is_err());
+    }
+
+    #[test]
+    fn offsets_follow_child_positions() {
+        assert_eq!(offset_of("ab\r\ncd", 2, 2), Some(5));
+        assert_eq!(offset_of("a\rb", 2, 1), Some(2));
+        assert_eq!(offset_of("\u{FEFF}x", 1, 1), Some(3));
+        assert_eq!(offset_of("é\"k\"", 1, 2), Some(2));
+        assert_eq!(offset_of("x", 3, 1), None);
+    }
+
+    #[test]
+    fn spec_fields_split_on_nul() {
+        let (name, spec) = spec_from_bytes(b"gh\0npx\0\0-y\0\x01TOKEN=x\0\x02Auth: y");
+        assert_eq!(name, "gh");
+        assert_eq!(spec.command.as_deref(), Some("npx"));
+        assert_eq!(spec.url, None);
+        assert_eq!(spec.args, ["-y"]);
+        assert_eq!(spec.env, [("TOKEN".into(), "x".into())]);
+        assert_eq!(spec.headers, [("Auth".into(), "y".into())]);
+    }
+}
