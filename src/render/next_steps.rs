@@ -262,10 +262,14 @@ fn url_option(shown: &str) -> String {
 ///
 /// `env` and `headers` never appear.
 pub fn pin_command(spec: &ServerSpec, lock_name: &str) -> String {
+    pin_line(&launch(spec), lock_name)
+}
+
+fn pin_line(launch: &Launch, lock_name: &str) -> String {
     let lock = quote(lock_name);
     let tail = format!("--approve --approver {APPROVER_PLACEHOLDER} --lock {lock}");
-    match launch(spec) {
-        Launch::Url(url) => format!("mcp-warden pin {} {tail}", url_option(&url)),
+    match launch {
+        Launch::Url(url) => format!("mcp-warden pin {} {tail}", url_option(url)),
         Launch::Argv {
             words,
             needs_separator: false,
@@ -285,9 +289,13 @@ pub fn pin_command(spec: &ServerSpec, lock_name: &str) -> String {
 /// [`pin_command`]: `mcp-warden check --lock <name> <argv…>` (with `--` before the
 /// argv when the pin line has it) or `mcp-warden check --url <url> --lock <name>`.
 pub fn check_command(spec: &ServerSpec, lock_name: &str) -> String {
+    check_line(&launch(spec), lock_name)
+}
+
+fn check_line(launch: &Launch, lock_name: &str) -> String {
     let lock = quote(lock_name);
-    match launch(spec) {
-        Launch::Url(url) => format!("mcp-warden check {} --lock {lock}", url_option(&url)),
+    match launch {
+        Launch::Url(url) => format!("mcp-warden check {} --lock {lock}", url_option(url)),
         Launch::Argv {
             words,
             needs_separator: false,
@@ -349,9 +357,13 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
         "Next steps — {} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:",
         uncovered.len()
     )?;
+    // Masking and quoting are decided once per server and shared by both lines.
+    let mut checks: Vec<(String, String)> = Vec::with_capacity(uncovered.len());
     for (server, lock) in &uncovered {
+        let shown = launch(&server.spec);
         writeln!(out, "  # {}", quote(&safe_text(&server.target)))?;
-        writeln!(out, "  {}", pin_command(&server.spec, lock))?;
+        writeln!(out, "  {}", pin_line(&shown, lock))?;
+        checks.push((lock.to_string(), check_line(&shown, lock)));
     }
     if uncovered
         .iter()
@@ -362,10 +374,6 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
             "  (env values are never printed: export the ones a server needs in your shell before pinning it)"
         )?;
     }
-    let checks: Vec<(String, String)> = uncovered
-        .iter()
-        .map(|(s, lock)| (lock.clone(), check_command(&s.spec, lock)))
-        .collect();
     writeln!(out)?;
     writeln!(
         out,
