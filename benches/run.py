@@ -69,12 +69,39 @@ def measure(argv, cwd, runs, env):
     }
 
 
+def scaling(ours, homes, runs, env):
+    """Hostile inputs at 1, 2, 4 and 8 MiB: wall time must grow linearly with size."""
+    mib = 1024 * 1024
+    kinds = {
+        "unterminated /*": (".config/Code/User/mcp.json", lambda n: b"/* " * (n // 3)),
+        "nested brackets": (".cursor/mcp.json", lambda n: b"[" * n),
+        "one long string": (".cursor/mcp.json", lambda n: b'{"mcpServers": {"a": {"command": "' + b"x" * (n - 64) + b'"}}}'),
+    }
+    print()
+    print("| hostile input | 1 MiB | 2 MiB | 4 MiB | 8 MiB | ms per MiB at 8 MiB |")
+    print("|---|---|---|---|---|---|")
+    for name, (rel, make) in kinds.items():
+        cells = []
+        for size in (1, 2, 4, 8):
+            root = os.path.join(homes, "scaling", f"{name.replace(' ', '-').replace('/', '')}-{size}")
+            path = os.path.join(root, "home", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.makedirs(os.path.join(root, "work"), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(make(size * mib))
+            m = measure([ours, "doctor", "--home", os.path.join(root, "home"), "--platform", "linux"],
+                        os.path.join(root, "work"), runs, env)
+            cells.append(m["wall_ms"])
+        print(f"| {name} | " + " | ".join(f"{c:.1f}" for c in cells) + f" | {cells[-1] / 8:.2f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--reference-runs", type=int, default=None)
     ap.add_argument("--reference")
     ap.add_argument("--no-reference", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true")
     args = ap.parse_args()
 
     sh("cargo", "build", "--release", "--quiet", cwd=ROOT)
@@ -101,6 +128,8 @@ def main():
             ref_cells = "— | — | —"
         print(f"| {case} | {o['wall_ms']:.2f} | {o['user_ms']:.2f} | {o['sys_ms']:.2f} | "
               f"{o['parent_kib']} | {o['child_kib']} | {o['exit']} | {ref_cells} |")
+    if not args.no_scaling:
+        scaling(ours, homes, args.runs, env)
 
 
 if __name__ == "__main__":
