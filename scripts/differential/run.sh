@@ -5,7 +5,7 @@
 #   scripts/differential/run.sh [CORPUS_DIR]
 #
 # Environment:
-#   WARDEN_REF   the earlier CLI (default /work/scratch/ref/bin/mcp-warden; when it is
+#   WARDEN_REF   the earlier CLI (when it is unset or
 #                missing, mcp-warden-cli==2.2.0 is installed into a local venv)
 #   WARDEN_OURS  our CLI binary; when unset or when it has no `auth audit` command,
 #                the engines are driven through the `differential_dump` unit test
@@ -23,8 +23,8 @@ corpus=${1:-$here/corpus}
 out=$here/out
 mkdir -p "$out/ref" "$out/ours"
 
-ref=${WARDEN_REF:-/work/scratch/ref/bin/mcp-warden}
-if [ ! -x "$ref" ]; then
+ref=${WARDEN_REF:-}
+if [ -z "$ref" ] || [ ! -x "$ref" ]; then
     python3 -m venv "$out/venv"
     "$out/venv/bin/pip" install --quiet 'mcp-warden-cli==2.2.0'
     ref=$out/venv/bin/mcp-warden
