@@ -126,6 +126,15 @@ pub struct DoctorArgs {
     /// Write a SARIF report to this path.
     #[arg(long, value_name = "PATH")]
     pub sarif: Option<PathBuf>,
+    /// OPT-IN: spawn each uncovered --config server and write <name>.warden.lock (unapproved).
+    #[arg(long)]
+    pub pin: bool,
+    /// With --pin: do not prompt (required when non-interactive).
+    #[arg(long, requires = "pin")]
+    pub yes: bool,
+    /// With --pin: capture timeout per server, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, requires = "pin", value_parser = parse_timeout)]
+    pub timeout: f64,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
     /// Override home (tests).
@@ -161,4 +170,12 @@ pub enum SandboxCommand {
     Status,
     /// Run each denial probe in its own confined child and print expected vs observed.
     Selftest,
+}
+
+/// A timeout in seconds: finite and positive.
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
+        _ => Err(format!("{text:?} is not a positive number of seconds")),
+    }
 }

@@ -137,6 +137,84 @@ rules! {
     DoctorLockUnapproved => "WRD-DOCTOR-LOCK-UNAPPROVED", Medium,
         "A warden.lock matches this server but its approval does not bind the pinned surface.",
         "Review the lock, then record approval with mcp-warden lock rotate <lock> --approver <id>.";
+    CapShell => "WRD-CAP-SHELL", Critical,
+        "A pinned tool can run shell commands.",
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+    CapFsWrite => "WRD-CAP-FS-WRITE", High,
+        "A pinned tool can write files.",
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+    CapFsRead => "WRD-CAP-FS-READ", Medium,
+        "A pinned tool can read files.",
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+    CapHttp => "WRD-CAP-HTTP", High,
+        "A pinned tool can make network requests.",
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+    CapSql => "WRD-CAP-SQL", High,
+        "A pinned tool can run database queries.",
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+    SchemaMalformed => "WRD-SCHEMA-MALFORMED", Low,
+        "A pinned tool's inputSchema is not a JSON object.",
+        "The MCP schema requires an object inputSchema; capability analysis was skipped for this tool. Report it to the server's maintainers.";
+    DriftServerIdentity => "WRD-DRIFT-SERVER-IDENTITY", Critical,
+        "The server's launch (command, args or URL) differs from the pinned one.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftToolAdded => "WRD-DRIFT-TOOL-ADDED", High,
+        "The server declares a tool the lock does not pin.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftToolRemoved => "WRD-DRIFT-TOOL-REMOVED", Medium,
+        "A pinned tool is no longer declared.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftSchemaModified => "WRD-DRIFT-SCHEMA-MODIFIED", High,
+        "A tool's input or output schema changed in a way that changes what it accepts or returns (reports name the change, e.g. WRD-DRIFT-SCHEMA-ENUM-REMOVED).",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftSchemaCosmeticModified => "WRD-DRIFT-SCHEMA-COSMETIC-MODIFIED", Low,
+        "A tool's input schema changed without changing what it accepts.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftCapabilityAdded => "WRD-DRIFT-CAPABILITY-ADDED", High,
+        "A tool gained a derived capability (shell, fs, http, sql).",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftCapabilityRemoved => "WRD-DRIFT-CAPABILITY-REMOVED", Medium,
+        "A tool lost a derived capability.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftDescriptionModified => "WRD-DRIFT-DESCRIPTION-MODIFIED", Low,
+        "A tool's description changed (a common prompt-injection vector).",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftInspectionPolicyModified => "WRD-DRIFT-INSPECTION-POLICY-MODIFIED", Medium,
+        "A tool's declared inspection policy changed.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftToolAnnotationsModified => "WRD-DRIFT-TOOL-ANNOTATIONS-MODIFIED", High,
+        "A tool's annotations (hints such as readOnly or destructive) changed.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftSchemaOutAdded => "WRD-DRIFT-SCHEMA-OUT-ADDED", High,
+        "A tool gained an output schema.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftSchemaOutRemoved => "WRD-DRIFT-SCHEMA-OUT-REMOVED", High,
+        "A tool's output schema was removed.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftResourceAdded => "WRD-DRIFT-RESOURCE-ADDED", Medium,
+        "The server declares a resource the lock does not pin.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftResourceRemoved => "WRD-DRIFT-RESOURCE-REMOVED", Low,
+        "A pinned resource is no longer declared.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftResourceModified => "WRD-DRIFT-RESOURCE-MODIFIED", Low,
+        "A pinned resource's metadata changed.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftPromptAdded => "WRD-DRIFT-PROMPT-ADDED", Medium,
+        "The server declares a prompt the lock does not pin.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftPromptRemoved => "WRD-DRIFT-PROMPT-REMOVED", Low,
+        "A pinned prompt is no longer declared.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftPromptModified => "WRD-DRIFT-PROMPT-MODIFIED", Low,
+        "A pinned prompt's description or arguments changed.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftUnapprovedChange => "WRD-DRIFT-UNAPPROVED-CHANGE", High,
+        "The surface changed since it was approved.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+    DriftSchemaVersionMigrated => "WRD-DRIFT-SCHEMA-VERSION-MIGRATED", Low,
+        "The lock was written at an older schema version.",
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
 }
 
 impl RuleId {
@@ -151,6 +229,37 @@ impl RuleId {
 
     pub fn severity(self) -> Severity {
         self.rule().severity
+    }
+}
+
+impl RuleId {
+    /// The rule with this public id, if any.
+    pub fn from_code(code: &str) -> Option<RuleId> {
+        RULES.iter().find(|r| r.code == code).map(|r| r.id)
+    }
+
+    /// `WRD-CAP-*` for a capability flag of the lock tokenizer.
+    pub fn for_capability(flag: &str) -> Option<RuleId> {
+        Some(match flag {
+            "shell-exec" => RuleId::CapShell,
+            "fs-write" => RuleId::CapFsWrite,
+            "fs-read" => RuleId::CapFsRead,
+            "http-request" => RuleId::CapHttp,
+            "sql-query" => RuleId::CapSql,
+            _ => return None,
+        })
+    }
+
+    /// The catalog entry for a drift class of `check` (`tool-added` →
+    /// `WRD-DRIFT-TOOL-ADDED`). The fine-grained schema classes
+    /// (`schema-enum-removed`, `schema-out-type-changed`, …) keep their precise id in
+    /// reports and share the `WRD-DRIFT-SCHEMA-MODIFIED` entry's text.
+    pub fn for_drift(class: &str) -> Option<RuleId> {
+        RuleId::from_code(&format!("WRD-DRIFT-{}", class.to_ascii_uppercase())).or_else(|| {
+            class
+                .starts_with("schema-")
+                .then_some(RuleId::DriftSchemaModified)
+        })
     }
 }
 
@@ -234,10 +343,92 @@ mod tests {
         Example { id: RuleId::DoctorLockUnapproved,
             fires: r#"memory.warden.lock with "pin": {"approved": false, ...}"#,
             fixed: "mcp-warden lock rotate memory.warden.lock --approver you@example.com" },
+        Example { id: RuleId::CapShell,
+            fires: r#"{"name": "run_command", "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}}}"#,
+            fixed: "review what the tool can do, then record approval: mcp-warden lock rotate <lock> --approver you@example.com" },
+        Example { id: RuleId::CapFsWrite,
+            fires: r#"{"name": "write_file", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}"#,
+            fixed: "review what the tool can do, then record approval: mcp-warden lock rotate <lock> --approver you@example.com" },
+        Example { id: RuleId::CapFsRead,
+            fires: r#"{"name": "read_file", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}"#,
+            fixed: "review what the tool can do, then record approval: mcp-warden lock rotate <lock> --approver you@example.com" },
+        Example { id: RuleId::CapHttp,
+            fires: r#"{"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}}"#,
+            fixed: "review what the tool can do, then record approval: mcp-warden lock rotate <lock> --approver you@example.com" },
+        Example { id: RuleId::CapSql,
+            fires: r#"{"name": "run_query", "inputSchema": {"type": "object", "properties": {"sql": {"type": "string"}}}}"#,
+            fixed: "review what the tool can do, then record approval: mcp-warden lock rotate <lock> --approver you@example.com" },
+        Example { id: RuleId::SchemaMalformed,
+            fires: r#"{"name": "broken", "inputSchema": "object"}"#,
+            fixed: "ask the server's maintainers for an object inputSchema, then re-pin" },
+        Example { id: RuleId::DriftServerIdentity,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: server-identity",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftToolAdded,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: tool-added",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftToolRemoved,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: tool-removed",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftSchemaModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: schema-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftSchemaCosmeticModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: schema-cosmetic-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftCapabilityAdded,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: capability-added",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftCapabilityRemoved,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: capability-removed",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftDescriptionModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: description-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftInspectionPolicyModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: inspection-policy-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftToolAnnotationsModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: tool-annotations-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftSchemaOutAdded,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: schema-out-added",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftSchemaOutRemoved,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: schema-out-removed",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftResourceAdded,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: resource-added",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftResourceRemoved,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: resource-removed",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftResourceModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: resource-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftPromptAdded,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: prompt-added",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftPromptRemoved,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: prompt-removed",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftPromptModified,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: prompt-modified",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftUnapprovedChange,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: unapproved-change",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
+        Example { id: RuleId::DriftSchemaVersionMigrated,
+            fires: "mcp-warden check --lock <lock> -- <argv> after the server changed: schema-version-migrated",
+            fixed: "mcp-warden pin <argv> --approve --approver you@example.com --lock <lock>" },
     ];
 
+    /// Rules the static engines fire over a config entry (doctor and pin-time rules
+    /// are documented with prose examples and tested by their own suites).
     fn is_engine_rule(id: RuleId) -> bool {
-        !id.as_str().starts_with("WRD-DOCTOR-")
+        ["WRD-AUTH-", "WRD-SEC-", "WRD-SUP-"]
+            .iter()
+            .any(|p| id.as_str().starts_with(p))
     }
 
     fn render_rules_md() -> String {

@@ -19,8 +19,9 @@ use crate::{Confinement, SandboxError};
 /// The only extra argument the parent may add: build the seccomp filter in log mode.
 pub(crate) const SECCOMP_LOG_FLAG: &str = "--seccomp-log";
 
-/// Most descriptors that can be handed over (keeps the fd scan and RLIMIT_NOFILE small).
-pub(crate) const MAX_FILES: usize = 512;
+/// Most descriptors that can be handed over: every discovered config plus up to 1,000
+/// lock files fit. The parent raises its own soft RLIMIT_NOFILE to make room.
+pub(crate) const MAX_FILES: usize = 2048;
 
 /// Largest request frame the child accepts.
 const MAX_REQUEST_LEN: u32 = 64 << 20;

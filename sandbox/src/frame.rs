@@ -174,6 +174,9 @@ impl FrameReader {
         };
         let len = checked_len(*header, self.max)?;
         if self.buf.len() - HEADER_LEN < len {
+            // The length is within the limit: make room for the whole frame once
+            // instead of doubling the buffer (and faulting in new pages) as it arrives.
+            self.buf.reserve_exact(HEADER_LEN + len - self.buf.len());
             return Ok(None);
         }
         let payload = self.buf[HEADER_LEN..HEADER_LEN + len].to_vec();

@@ -278,9 +278,8 @@ pub fn seccomp_allow_list() -> Vec<(&'static str, &'static str, &'static str)> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn display_is_one_line() {
-        let c = Confinement {
+    fn full_no_uid_drop() -> Confinement {
+        Confinement {
             landlock_abi: Some(7),
             landlock_full: true,
             seccomp: true,
@@ -288,7 +287,12 @@ mod tests {
             no_new_privs: true,
             capabilities_dropped: true,
             dropped_to_uid: None,
-        };
+        }
+    }
+
+    #[test]
+    fn display_is_one_line() {
+        let c = full_no_uid_drop();
         assert_eq!(c.to_string(), "landlock ABI 7, seccomp, no capabilities");
         assert_eq!(
             Confinement::none().to_string(),
@@ -298,15 +302,7 @@ mod tests {
 
     #[test]
     fn report_streams_decode_like_a_live_child() {
-        let full = Confinement {
-            landlock_abi: Some(7),
-            landlock_full: true,
-            seccomp: true,
-            seccomp_log_only: false,
-            no_new_privs: true,
-            capabilities_dropped: true,
-            dropped_to_uid: None,
-        };
+        let full = full_no_uid_drop();
         let mut bytes = Vec::new();
         for f in [
             frame::ChildFrame::<String>::Hello {

@@ -2,12 +2,15 @@
 //! `main` maps the code to the process status; nothing deeper exits.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
 
+use std::time::Duration;
+
 use super::diag::Diag;
 use super::doctor::{self, DoctorOptions, Scan, ScanMode};
+use super::spawn;
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
@@ -18,6 +21,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     // No Yama on many kernels: without this a same-uid process (a compromised child
     // included) could ptrace the parent. Best effort; the sandbox repeats it.
     let _ = nix::sys::prctl::set_dumpable(false);
+    raise_open_file_limit();
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(e) => {
@@ -34,7 +38,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         configs: args.configs.clone(),
         discover: !args.no_discover,
         platform,
-        home: absolute(&cwd, &home),
+        home: doctor::absolute(&cwd, &home),
         appdata: if platform == Platform::Win32 {
             std::env::var_os("APPDATA")
         } else {
@@ -48,8 +52,17 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
+    // One listing of cwd instead of a stat per server: lock names live there.
+    let existing: std::collections::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name())
+                .collect()
+        })
+        .unwrap_or_default();
     render::next_steps::assign_lock_names(&mut report, &|name: &str| {
-        std::fs::symlink_metadata(cwd.join(name)).is_ok()
+        existing.contains(std::ffi::OsStr::new(name))
     });
 
     if let Some(path) = &args.sarif {
@@ -72,8 +85,18 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         }
         Ok(()) => {}
     }
+    drop(out);
+    let pin_failed = args.pin && {
+        let opts = spawn::PinOptions {
+            yes: args.yes,
+            timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
+            cwd: &cwd,
+            json: args.json,
+        };
+        spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
+    };
     report_resources(&mut diag);
-    doctor::exit_code(&report, false)
+    doctor::exit_code(&report, pin_failed)
 }
 
 /// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
@@ -190,6 +213,20 @@ pub fn sandbox_selftest() -> u8 {
     }
 }
 
+/// Every file is opened before the child starts (up to 1,000 locks plus the configs),
+/// and the child inherits the descriptors at fixed numbers: the common soft limit of
+/// 1,024 is too low, so raise it toward the hard limit.
+fn raise_open_file_limit() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    const WANTED: u64 = 4096;
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let target = WANTED.min(hard);
+        if soft < target {
+            let _ = setrlimit(Resource::RLIMIT_NOFILE, target, hard);
+        }
+    }
+}
+
 fn sandbox_policy(args: SandboxArgs) -> WeakSandboxPolicy {
     let strict_env = std::env::var_os("MCP_WARDEN_STRICT_SANDBOX").is_some_and(|v| v == "1");
     if args.strict_sandbox || strict_env {
@@ -205,12 +242,4 @@ fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
-}
-
-fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
-    }
 }

@@ -483,22 +483,17 @@ pub fn server_findings(
             snippet: name.into(),
         }),
     }
-    let mut findings: Vec<Finding> = raw
-        .into_iter()
-        .map(|f| Finding {
-            rule: f.rule,
-            target: target.into(),
-            message: f.message,
-            snippet: f.snippet,
-        })
-        .collect();
-    findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
-    findings
+    located(raw, target)
 }
 
 /// `auth audit`'s findings for one server: the auth engine alone, sorted like doctor's.
 pub fn auth_findings(name: &str, spec: &crate::model::ServerSpec, target: &str) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = engines::auth::audit_server(name, spec)
+    located(engines::auth::audit_server(name, spec), target)
+}
+
+/// Engine findings placed at `target`, in report order: by (rule id, snippet).
+fn located(raw: Vec<EngineFinding>, target: &str) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = raw
         .into_iter()
         .map(|f| Finding {
             rule: f.rule,
@@ -522,7 +517,8 @@ pub fn exit_code(report: &Report, pin_failed: bool) -> u8 {
     }
 }
 
-fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+/// `path` as given when absolute, else below `cwd`.
+pub fn absolute(cwd: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
     } else {

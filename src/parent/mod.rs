@@ -8,4 +8,5 @@ pub mod doctor;
 pub mod locks;
 pub mod open;
 pub mod parse;
+pub mod spawn;
 pub mod validate;

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::drift::DriftItem;
 use super::lock::LockFinding;
-use super::rules::{drift_rule_id, DRIFT_CLASSES, DRIFT_HELP, PIN_RULES};
+use super::rules::drift_rule_id;
 
 /// SARIF/JSONL level for a severity string.
 pub fn level(severity: &str) -> &'static str {
@@ -88,29 +88,21 @@ pub fn jsonl(findings: &[LockFinding], drift: &[DriftItem]) -> String {
 
 /// Descriptive fields of a rule id: (short description, help, default level).
 fn describe(id: &str) -> (String, String, &'static str) {
-    if let Some(r) = PIN_RULES.iter().find(|r| r.code == id) {
-        return (r.short.into(), r.help.into(), r.severity.level());
+    let rule = crate::rules::RuleId::from_code(id).or_else(|| {
+        id.strip_prefix("WRD-DRIFT-")
+            .and_then(|class| crate::rules::RuleId::for_drift(&class.to_ascii_lowercase()))
+    });
+    match rule {
+        Some(rule) => {
+            let r = rule.rule();
+            (r.short.into(), r.help.into(), r.severity.level())
+        }
+        None => (
+            format!("{id}."),
+            "See the message for details.".into(),
+            "warning",
+        ),
     }
-    if let Some(r) = crate::rules::RULES.iter().find(|r| r.code == id) {
-        return (r.short.into(), r.help.into(), r.severity.level());
-    }
-    if let Some(class) = id.strip_prefix("WRD-DRIFT-") {
-        let lower = class.to_ascii_lowercase();
-        let level = DRIFT_CLASSES
-            .iter()
-            .find(|(c, _)| *c == lower)
-            .map_or("warning", |(_, s)| s.level());
-        return (
-            format!("Drift since pin: {lower}."),
-            DRIFT_HELP.into(),
-            level,
-        );
-    }
-    (
-        format!("{id}."),
-        "See the message for details.".into(),
-        "warning",
-    )
 }
 
 fn security_severity(level: &str) -> &'static str {

@@ -60,6 +60,11 @@ pub fn safe_text(s: &str) -> String {
 /// Replace neutralised characters by U+FFFD, then cap at `max` code points
 /// (the last one becoming `…` when cut). `max == 0` yields the empty string.
 pub fn safe_text_capped(s: &str, max: usize) -> String {
+    // Fast path for the common case: printable ASCII (U+0020..U+007E) needs no
+    // category lookup, and within the cap it is returned unchanged.
+    if s.len() <= max && s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)));
     let mut count = 0usize;
     let mut chars = s.chars().peekable();

@@ -312,8 +312,14 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
         report.sources.len(),
         report.servers.len()
     )?;
-    for (index, source) in report.sources.iter().enumerate() {
-        let count = report.servers.iter().filter(|s| s.source == index).count();
+    // One pass over the servers: a ~/.claude.json can hold thousands of sources.
+    let mut counts = vec![0usize; report.sources.len()];
+    for server in &report.servers {
+        if let Some(count) = counts.get_mut(server.source) {
+            *count += 1;
+        }
+    }
+    for (source, count) in report.sources.iter().zip(&counts) {
         writeln!(
             out,
             "  {}  {}  ({count} server(s))",

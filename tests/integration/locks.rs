@@ -305,3 +305,44 @@ fn next_steps_block_ends_with_a_ci_snippet() {
     assert!(run.stdout.contains(".github/workflows/"), "{}", run.stdout);
     assert!(run.stdout.contains("mcp-warden check"), "{}", run.stdout);
 }
+
+#[test]
+fn more_locks_than_the_cap_are_counted_not_fatal_even_under_a_low_fd_limit() {
+    let env = Env::new();
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    let lock = approved_lock("other", &[]).to_string();
+    for i in 0..1050 {
+        env.write(&format!("work/locks/l{i:04}.warden.lock"), &lock);
+    }
+    env.write(
+        "work/zz/warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    let home = env.home();
+    let script = format!(
+        "ulimit -Sn 1024; exec '{}' doctor --home '{}' --platform linux --no-discover --config '{}' --json",
+        bin().display(),
+        home.display(),
+        config
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(env.work())
+        .output()
+        .expect("sh");
+    let run = Run::from(out);
+    assert!(
+        run.stderr
+            .contains("51 more lock file(s) found beyond the first 1000"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("error:"), "{}", run.stderr);
+    // The covering lock sorts after the cap, so it was not read: the server is uncovered.
+    run.expect_code(1);
+    assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"]);
+}

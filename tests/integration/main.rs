@@ -8,5 +8,7 @@ mod discovery;
 mod hostile;
 mod locks;
 mod output;
+mod pin;
+mod roundtrip;
 mod rules;
 mod sandbox;

@@ -45,10 +45,23 @@ fn hostile_server_names_are_neutralised_on_every_channel() {
     for ch in HOSTILE {
         let env = Env::new();
         let name = hostile_name(ch);
-        env.cursor(json!({ name.clone(): {"url": "http://h.example.com/mcp"} }));
+        // The second entry is malformed, so the hostile name also reaches a stderr warning.
+        env.cursor(json!({
+            name.clone(): {"url": "http://h.example.com/mcp"},
+            format!("{name}-bad"): {"command": "node", "args": 3}
+        }));
         let sarif = env.root().join("out.sarif");
         let text = env.doctor(&["--sarif", sarif.to_str().expect("utf-8")]);
-        text.expect_code(1);
+        text.expect_code(2);
+        assert!(
+            text.stderr.contains("-bad"),
+            "the malformed entry is named on stderr: {}",
+            text.stderr
+        );
+        assert!(
+            text.stderr.contains('\u{fffd}'),
+            "{ch:?}: no U+FFFD on stderr"
+        );
         let jsonl = env.doctor(&["--json"]);
         let sarif_text = std::fs::read_to_string(&sarif).expect("sarif written");
         for (channel, out) in [

@@ -514,3 +514,62 @@ fn doctor_covers_a_server_after_its_printed_pin_line_runs() {
     assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
     assert!(!after.stdout.contains("WRD-DOCTOR"), "{}", after.stdout);
 }
+
+/// Every pin-time rule fires on the tool that should fire it and on no near miss.
+#[test]
+fn pin_time_rules_fire_and_near_misses_stay_quiet() {
+    let tmp = tempdir();
+    let props = |names: &[&str]| {
+        let p: serde_json::Map<String, Value> = names
+            .iter()
+            .map(|n| (n.to_string(), json!({"type": "string"})))
+            .collect();
+        json!({"type": "object", "properties": p})
+    };
+    let tools = json!([
+        {"name": "run_command", "inputSchema": props(&["command"])},
+        {"name": "write_file", "inputSchema": props(&["path", "content"])},
+        {"name": "read_file", "inputSchema": props(&["path"])},
+        {"name": "fetch_page", "inputSchema": props(&["url"])},
+        {"name": "run_query", "inputSchema": props(&["sql"])},
+        {"name": "broken", "inputSchema": "object"},
+        // Near misses: a substring is not a token, and a write verb without a path.
+        {"name": "shellfish_facts", "inputSchema": props(&["species"])},
+        {"name": "create_note", "inputSchema": props(&["title"])},
+        {"name": "get_time", "inputSchema": props(&["timezone"])},
+        {"name": "describe", "inputSchema": {"type": "object"}}
+    ]);
+    let s = surface(tmp.path(), "s", &json!({ "tools": tools }));
+    let r = pin(tmp.path(), "l.lock", &s, &["--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let found: Vec<(String, String)> = r
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| {
+            (
+                v["rule_id"].as_str().unwrap_or("").to_string(),
+                v["target"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    for (rule, tool) in [
+        ("WRD-CAP-SHELL", "run_command"),
+        ("WRD-CAP-FS-WRITE", "write_file"),
+        ("WRD-CAP-FS-READ", "read_file"),
+        ("WRD-CAP-HTTP", "fetch_page"),
+        ("WRD-CAP-SQL", "run_query"),
+        ("WRD-SCHEMA-MALFORMED", "broken"),
+    ] {
+        assert!(
+            found.contains(&(rule.to_string(), format!("tools/{tool}"))),
+            "{rule} did not fire on {tool}: {found:?}"
+        );
+    }
+    for quiet in ["shellfish_facts", "create_note", "get_time", "describe"] {
+        assert!(
+            !found.iter().any(|(_, t)| *t == format!("tools/{quiet}")),
+            "{quiet} fired: {found:?}"
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! Loader throughput: each of our loaders next to `serde_json`'s own parse of the
+//! same bytes (the physical reference for "how fast can this file be parsed").
+//!
+//! `cargo bench --bench parse` — reads the synthetic homes written by
+//! `benches/gen_homes.py` (generated on the fly into target/bench-homes if absent)
+//! and prints MB/s, the median of 30 runs after 3 warm-ups.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mcp_warden::child::parse_file;
+use mcp_warden::protocol::FileFormat;
+
+const RUNS: usize = 30;
+const WARMUP: usize = 3;
+
+fn median<F: FnMut()>(mut f: F) -> Duration {
+    for _ in 0..WARMUP {
+        f();
+    }
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[RUNS / 2]
+}
+
+fn mb_per_s(bytes: usize, t: Duration) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0) / t.as_secs_f64()
+}
+
+fn homes() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-homes");
+    if !dir.join("large/home/.claude.json").exists() {
+        let status = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_homes.py"))
+            .arg(&dir)
+            .status()
+            .expect("python3 benches/gen_homes.py");
+        assert!(status.success(), "gen_homes.py failed");
+    }
+    dir
+}
+
+/// The same JSON document with a comment and trailing commas, for the JSONC loader.
+fn as_jsonc(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + 64);
+    out.push_str("// VS Code settings\n");
+    out.push_str(json.trim_end().strip_suffix('}').unwrap_or(json));
+    out.push_str(",\n}\n");
+    out
+}
+
+fn main() {
+    let dir = homes();
+    let claude = std::fs::read(dir.join("large/home/.claude.json")).expect("large home");
+    let claude_text = String::from_utf8(claude.clone()).expect("utf-8");
+    // A plain config: the large file's servers re-shaped into one mcpServers map.
+    let doc: serde_json::Value = serde_json::from_slice(&claude).expect("json");
+    let mut servers = serde_json::Map::new();
+    if let Some(projects) = doc["projects"].as_object() {
+        for (key, project) in projects {
+            if let Some(map) = project["mcpServers"].as_object() {
+                for (name, body) in map {
+                    servers.insert(format!("{key}:{name}"), body.clone());
+                }
+            }
+        }
+    }
+    let plain =
+        serde_json::to_vec_pretty(&serde_json::json!({ "mcpServers": servers })).expect("encode");
+    let plain_jsonc = as_jsonc(std::str::from_utf8(&plain).expect("utf-8")).into_bytes();
+    let toml_text: String = servers
+        .iter()
+        .take(20_000)
+        .enumerate()
+        .map(|(i, (_, body))| {
+            let command = body["command"].as_str().unwrap_or("node");
+            let args: Vec<String> = body["args"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!(
+                "[mcp_servers.s{i}]\ncommand = {command:?}\nargs = [{}]\n\n",
+                args.join(", ")
+            )
+        })
+        .collect();
+    let _ = claude_text;
+    let toml_bytes = toml_text.into_bytes();
+
+    println!("| input | bytes | loader | MB/s | serde_json::Value MB/s | ratio |");
+    println!("|---|---|---|---|---|---|");
+    let serde = |bytes: &[u8]| {
+        median(|| {
+            let v: serde_json::Value = serde_json::from_slice(bytes).expect("serde_json");
+            std::hint::black_box(v);
+        })
+    };
+    for (name, bytes, format, reference) in [
+        (
+            "~/.claude.json, 8 MiB, 20,000 servers",
+            &claude,
+            FileFormat::ClaudeJson,
+            Some(&claude),
+        ),
+        (
+            "mcpServers map (JSON)",
+            &plain,
+            FileFormat::Json,
+            Some(&plain),
+        ),
+        (
+            "the same map as JSONC",
+            &plain_jsonc,
+            FileFormat::Jsonc,
+            Some(&plain),
+        ),
+        (
+            "Codex config.toml, 20,000 servers",
+            &toml_bytes,
+            FileFormat::CodexToml,
+            None,
+        ),
+    ] {
+        let ours = median(|| {
+            std::hint::black_box(parse_file(format, bytes));
+        });
+        let (reference_rate, ratio) = match reference {
+            Some(r) => {
+                let t = serde(r);
+                (
+                    format!("{:.0}", mb_per_s(r.len(), t)),
+                    format!("{:.2}×", ours.as_secs_f64() / t.as_secs_f64()),
+                )
+            }
+            None => ("—".into(), "—".into()),
+        };
+        println!(
+            "| {name} | {} | {format:?} | {:.0} | {reference_rate} | {ratio} |",
+            bytes.len(),
+            mb_per_s(bytes.len(), ours)
+        );
+    }
+}
