@@ -100,17 +100,29 @@ pub fn doctor(args: DoctorArgs) -> u8 {
 }
 
 /// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
-/// of this process and of the (reaped) parser child, for `benches/run.sh`.
+/// of this process (`VmHWM`: per address space, so it does not inherit the peak of
+/// whatever forked us, as `getrusage` does across exec) and of the reaped parser
+/// child (`RUSAGE_CHILDREN`; its floor is this process's size when it forked), for
+/// `benches/run.py`.
 fn report_resources(diag: &mut Diag) {
     if std::env::var_os("MCP_WARDEN_RESOURCE_REPORT").is_none_or(|v| v != "1") {
         return;
     }
     use nix::sys::resource::{getrusage, UsageWho};
-    let kib = |who| getrusage(who).map(|u| u.max_rss()).unwrap_or(-1);
+    let parent = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok())
+        })
+        .unwrap_or(-1);
+    let child = getrusage(UsageWho::RUSAGE_CHILDREN)
+        .map(|u| u.max_rss())
+        .unwrap_or(-1);
     diag.raw(&format!(
-        "resources: parent_max_rss_kib={} child_max_rss_kib={}",
-        kib(UsageWho::RUSAGE_SELF),
-        kib(UsageWho::RUSAGE_CHILDREN)
+        "resources: parent_max_rss_kib={parent} child_max_rss_kib={child}"
     ));
 }
 
