@@ -126,7 +126,7 @@ pub struct DoctorArgs {
     /// Write a SARIF report to this path.
     #[arg(long, value_name = "PATH")]
     pub sarif: Option<PathBuf>,
-    /// OPT-IN: spawn each uncovered --config server and write <name>.warden.lock (unapproved).
+    /// OPT-IN: spawn each uncovered --config server and write NAME.warden.lock (unapproved).
     #[arg(long)]
     pub pin: bool,
     /// With --pin: do not prompt (required when non-interactive).

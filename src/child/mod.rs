@@ -7,12 +7,12 @@
 //! [`parse_file`] is a pure, total function from one file's bytes to the answer for
 //! that job: it never panics and never recurses on input nesting. The loaders:
 //!
-//! * [`json`]: one iterative parser for strict JSON (`Json`, `ClaudeJson`, `Lock`)
+//! * `json`: one iterative parser for strict JSON (`Json`, `ClaudeJson`, `Lock`)
 //!   and VS Code JSONC (`Jsonc`), with key positions and duplicate-key refusal.
-//! * [`servers`]: the union of `mcpServers` and `servers`, `~/.claude.json`
+//! * `servers`: the union of `mcpServers` and `servers`, `~/.claude.json`
 //!   sections, and typed server bodies.
-//! * [`toml`]: Codex `config.toml`.
-//! * [`lock`]: `warden.lock` validation and summary.
+//! * `toml`: Codex `config.toml`.
+//! * `lock`: `warden.lock` validation and summary.
 //!
 //! A leading UTF-8 BOM is refused in strict JSON (Node's `JSON.parse`, which the
 //! JSON clients use, refuses it too) and skipped in JSONC (VS Code strips it when it

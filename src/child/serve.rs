@@ -10,7 +10,7 @@ use crate::protocol::{
     ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, PAYLOAD_VERSION,
 };
 
-/// Run as the parser child (argv[1] is the sandbox's child argument). Never returns.
+/// Run as the parser child (`argv[1]` is the sandbox's child argument). Never returns.
 pub fn serve() -> ! {
     serve_child(
         |request: ParseRequest, mut files: Vec<File>, sender: &mut Sender| {

@@ -17,7 +17,7 @@
 //!    unless it is a reference, empty, or itself a `--flag`; after a header flag the
 //!    header's value decides.
 //!
-//! Auth-shaped means [`super::keys::is_auth_flag`]: word-based, so `--author`,
+//! Auth-shaped means `super::keys::is_auth_flag`: word-based, so `--author`,
 //! `--authority` and `--tokenizer` do not mask, and the argument after a combined
 //! `--token=x` is not masked either.
 

@@ -354,7 +354,7 @@ fn reference_at_depth(value: &str, depth: usize) -> bool {
 
 /// True when the value carries its secret by reference, not as a literal.
 ///
-/// * a secret-manager URI or credential-file path ([`is_secret_locator`]);
+/// * a secret-manager URI or credential-file path (`is_secret_locator`);
 /// * or at least one reference (`${VAR}`, `$VAR`, `{{ x }}`, `%VAR%`), every
 ///   `${VAR:-default}` default (any depth) empty / a reference / a placeholder, no
 ///   token parked in a `${VAR:?message}`, and nothing left beside the references but

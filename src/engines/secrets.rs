@@ -3,7 +3,7 @@
 //! This module owns *what a secret looks like*: the vendor regexes, the entropy
 //! heuristic, and the token-likeness test that keeps the heuristic quiet on package
 //! names and paths in launch arguments and URLs. It never decides whether a value is
-//! a reference or a placeholder (see [`super::refs`]), and every snippet it builds
+//! a reference or a placeholder (see `super::refs`), and every snippet it builds
 //! goes through [`redact_secret`].
 
 use std::collections::HashSet;
@@ -163,7 +163,7 @@ pub fn scan_field(value: &str) -> Vec<EngineFinding> {
 }
 
 /// Like [`scan_field`], for launch arguments and URL parts: the entropy heuristic
-/// additionally requires [`looks_like_token`].
+/// additionally requires `looks_like_token`.
 pub fn scan_launch_text(value: &str) -> Vec<EngineFinding> {
     to_findings(value, hits(value, Entropy::TokenLike))
 }

@@ -4,7 +4,7 @@
 //! `pip install` and their relatives is the package, which are option values, and
 //! where the server's own arguments begin), the pin rules, and the
 //! remote-fetch-execute shape. Every snippet is built through
-//! [`super::mask::snippet_words`], so a credential on the launch line is redacted
+//! `super::mask::snippet_words`, so a credential on the launch line is redacted
 //! before it can reach a lock, JSONL or SARIF.
 
 use std::sync::LazyLock;

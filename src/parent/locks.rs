@@ -49,7 +49,7 @@ impl FoundLock {
 
 /// `warden.lock` and `*.warden.lock` under each root, at most [`MAX_LOCK_DEPTH`]
 /// directories deep, never following a symlink (file or directory), never entering
-/// [`SKIPPED_DIRS`]. Sorted depth-first; de-duplicated across roots by path.
+/// `SKIPPED_DIRS`. Sorted depth-first; de-duplicated across roots by path.
 /// Returns the locks (at most [`MAX_LOCKS`]) and how many more were left unread.
 pub fn find_locks(roots: &[PathBuf]) -> (Vec<FoundLock>, usize) {
     let mut found = Vec::new();

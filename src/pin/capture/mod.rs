@@ -4,7 +4,7 @@
 //! Everything the server sends is hostile input: messages are size-capped,
 //! parsed with serde_json's recursion limit, item counts and page counts are
 //! capped, one wall-clock deadline covers the whole exchange, and the server's
-//! words reach the terminal only through [`crate::render::safe_text`].
+//! words reach the terminal only through `crate::render::safe_text`.
 
 pub mod http;
 pub mod jsonrpc;
@@ -47,7 +47,7 @@ pub struct CapturedPrompt {
 /// The declared surface of one server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Surface {
-    /// argv[0] for stdio; empty for HTTP.
+    /// `argv[0]` for stdio; empty for HTTP.
     pub command: String,
     pub args: Vec<String>,
     /// The endpoint for HTTP captures.
