@@ -46,7 +46,7 @@ use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};
 use crate::child::parse_file;
 use crate::digest;
 use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
-use crate::engines::secrets::has_vendor_secret;
+use crate::engines::secrets::{contains_vendor_pattern, has_vendor_secret};
 use crate::model::ServerSpec;
 use crate::parent::locks::{approval_problem, coverage};
 use crate::parent::validate::check_message;
@@ -601,8 +601,9 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
             [one] => one.strip_prefix("--url="),
             _ => None,
         };
-        let ok = got
-            .is_some_and(|u| u == url_word || (u == REDACTED_URL && has_vendor_secret(&url_word)));
+        let ok = got.is_some_and(|u| {
+            u == url_word || (u == REDACTED_URL && contains_vendor_pattern(&url_word))
+        });
         assert!(
             ok,
             "pin_command: the URL does not come back as {url_word:?}: {line:?}"
@@ -636,7 +637,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
                     "pin_command: masked argv word {i} is shown: {line:?}"
                 ),
                 Want::Shown(w) => assert!(
-                    got == w || (got == REDACTED_ARG && has_vendor_secret(w)),
+                    got == w || (got == REDACTED_ARG && contains_vendor_pattern(w)),
                     "pin_command: argv word {i} comes back as {got:?}, expected {w:?}"
                 ),
             }
@@ -654,7 +655,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
     };
     for w in &shown {
         assert!(
-            !has_vendor_secret(w),
+            !contains_vendor_pattern(w),
             "pin_command: a vendor-pattern secret is printed: {w:?}"
         );
         if let Some(c) = w.chars().find(|&c| is_neutralised(c)) {

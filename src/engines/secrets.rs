@@ -30,30 +30,41 @@ const ALNUM_DOMINANCE: f64 = 0.80;
 /// fine-grained GitHub tokens (`github_pat_…`) under WRD-SEC-GITHUB, and encrypted /
 /// PGP private-key armour under WRD-SEC-PRIVKEY. The reference caught these only by
 /// entropy (high, not critical), or not at all.
+const VENDOR_PATTERNS: [(RuleId, &str); 6] = [
+    (
+        RuleId::SecOpenai,
+        r"\bsk-(?:[A-Za-z0-9]{20,}\b|(?:proj|svcacct|admin|ant)-[A-Za-z0-9_-]{20,})",
+    ),
+    (
+        RuleId::SecGithub,
+        r"\bgh[pousr]_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}",
+    ),
+    (RuleId::SecAwsAkid, r"\bAKIA[0-9A-Z]{16}\b"),
+    (RuleId::SecSlack, r"\bxox[baprs]-[A-Za-z0-9-]{10,}\b"),
+    (
+        RuleId::SecPrivkey,
+        r"-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    (
+        RuleId::SecJwt,
+        r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b",
+    ),
+];
+
 static VENDORS: LazyLock<Vec<(RuleId, Regex)>> = LazyLock::new(|| {
-    let table: [(RuleId, &str); 6] = [
-        (
-            RuleId::SecOpenai,
-            r"\bsk-(?:[A-Za-z0-9]{20,}\b|(?:proj|svcacct|admin|ant)-[A-Za-z0-9_-]{20,})",
-        ),
-        (
-            RuleId::SecGithub,
-            r"\bgh[pousr]_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}",
-        ),
-        (RuleId::SecAwsAkid, r"\bAKIA[0-9A-Z]{16}\b"),
-        (RuleId::SecSlack, r"\bxox[baprs]-[A-Za-z0-9-]{10,}\b"),
-        (
-            RuleId::SecPrivkey,
-            r"-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
-        ),
-        (
-            RuleId::SecJwt,
-            r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b",
-        ),
-    ];
-    table
+    VENDOR_PATTERNS
         .into_iter()
         .map(|(rule, pat)| (rule, Regex::new(pat).expect("constant vendor pattern")))
+        .collect()
+});
+
+/// The same patterns without their word boundaries. Findings keep the boundaries
+/// (the reference's verdicts); what may be *printed* does not: a token glued to other
+/// text (`xyzghp_…`) is still a token to whoever reads the line.
+static VENDORS_UNBOUNDED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    VENDOR_PATTERNS
+        .into_iter()
+        .map(|(_, pat)| Regex::new(&pat.replace(r"\b", "")).expect("constant vendor pattern"))
         .collect()
 });
 
@@ -171,6 +182,12 @@ pub fn scan_launch_text(value: &str) -> Vec<EngineFinding> {
 /// True when the value contains a vendor-pattern secret (not entropy alone).
 pub fn has_vendor_secret(value: &str) -> bool {
     VENDORS.iter().any(|(_, re)| re.is_match(value))
+}
+
+/// True when a vendor pattern occurs anywhere in the value, even glued to other text.
+/// A superset of [`has_vendor_secret`], for deciding what a printed line may show.
+pub fn contains_vendor_pattern(value: &str) -> bool {
+    VENDORS_UNBOUNDED.iter().any(|re| re.is_match(value))
 }
 
 /// Byte ranges of every secret [`scan_launch_text`] would report, for in-place

@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use sha2::{Digest, Sha256};
 
 use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
-use crate::engines::secrets::has_vendor_secret;
+use crate::engines::secrets::contains_vendor_pattern;
 use crate::model::{AuditedServer, Coverage, Report, ServerSpec};
 use crate::render::safe_text::{safe_text, safe_text_capped, ARGV_CAP};
 use crate::render::shell::quote;
@@ -202,7 +202,7 @@ fn launch(spec: &ServerSpec) -> Launch {
         // `mask_url` judges URL parts; a vendor secret it does not reach (a value
         // that is not a URL at all, found by the pin_command fuzz target) is
         // withheld like a credential.
-        let shown = if has_vendor_secret(&shown) {
+        let shown = if contains_vendor_pattern(&shown) {
             REDACTED_URL
         } else {
             &shown
@@ -212,7 +212,7 @@ fn launch(spec: &ServerSpec) -> Launch {
     // A word is also withheld when its printed form holds a vendor-pattern secret:
     // the command is not an argument `mask_args` judges, and neutralising a
     // character can create a word boundary the raw text lacked (`\u{200D}ghp_…`).
-    let shown = |w: String| (!has_vendor_secret(&w)).then_some(w);
+    let shown = |w: String| (!contains_vendor_pattern(&w)).then_some(w);
     let mut raw_words: Vec<Option<String>> = Vec::with_capacity(spec.args.len() + 1);
     raw_words.push(match spec.launch_command() {
         Some(c) => shown(safe_text_capped(c, ARGV_CAP)),
@@ -600,6 +600,12 @@ mod tests {
             line.starts_with("mcp-warden pin --url '<REDACTED: url embeds"),
             "{line}"
         );
+        // Found by the pin_command fuzz target: a token glued to other text has no
+        // word boundary, so no finding fires, but it is still never printed.
+        let glued = format!("xyz{GHP_ENG}");
+        let line = pin_command(&stdio("npx", &["pkg@1.0.0", &glued]), "s.warden.lock");
+        assert!(!line.contains(GHP_ENG), "{line}");
+        assert!(line.contains("pkg@1.0.0 '<REDACTED>'"), "{line}");
     }
 
     #[test]
