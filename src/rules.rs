@@ -504,33 +504,7 @@ mod tests {
 
     fn spec(json: &str) -> crate::model::ServerSpec {
         let v: serde_json::Value = serde_json::from_str(json).expect("example is JSON");
-        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-        let map = |k: &str| -> Vec<(String, String)> {
-            v.get(k)
-                .and_then(|x| x.as_object())
-                .map(|o| {
-                    o.iter()
-                        .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        crate::model::ServerSpec {
-            command: text("command"),
-            args: v
-                .get("args")
-                .and_then(|a| a.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            url: text("url"),
-            transport: text("type"),
-            env: map("env"),
-            headers: map("headers"),
-        }
+        crate::engines::tests::spec_from_json(&v)
     }
 
     fn fired(json: &str) -> Vec<RuleId> {

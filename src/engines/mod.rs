@@ -19,6 +19,6 @@ pub mod secrets;
 mod shell;
 pub mod supply;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod text;
 mod url;

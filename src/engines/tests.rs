@@ -1147,16 +1147,6 @@ fn differential_dump() {
         .unwrap_or_default();
     files.retain(|p| p.extension().is_some_and(|e| e == "json"));
     files.sort();
-    let text = |v: Option<&serde_json::Value>| v.and_then(|x| x.as_str()).map(str::to_string);
-    let map = |v: Option<&serde_json::Value>| -> Vec<(String, String)> {
-        v.and_then(|x| x.as_object())
-            .map(|o| {
-                o.iter()
-                    .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     for path in files {
         println!(
             "# file {}",
@@ -1169,22 +1159,7 @@ fn differential_dump() {
         };
         let mut rows = Vec::new();
         for (name, s) in servers {
-            let spec = ServerSpec {
-                command: text(s.get("command")),
-                args: s
-                    .get("args")
-                    .and_then(|a| a.as_array())
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|x| x.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                url: text(s.get("url")),
-                transport: text(s.get("type")).or_else(|| text(s.get("transport"))),
-                env: map(s.get("env")),
-                headers: map(s.get("headers")),
-            };
+            let spec = spec_from_json(s);
             for f in audit_server(name, &spec) {
                 rows.push((format!("mcpServers/{name}"), f));
             }
@@ -1200,5 +1175,37 @@ fn differential_dump() {
             });
             println!("{line}");
         }
+    }
+}
+
+/// A server entry as JSON → the record the engines read (string fields only; test
+/// examples are well-typed). Shared by the engine and rule-catalog tests.
+pub(crate) fn spec_from_json(v: &serde_json::Value) -> ServerSpec {
+    let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let map = |k: &str| -> Vec<(String, String)> {
+        v.get(k)
+            .and_then(|x| x.as_object())
+            .map(|o| {
+                o.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    ServerSpec {
+        command: text("command"),
+        args: v
+            .get("args")
+            .and_then(|a| a.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        url: text("url"),
+        transport: text("type").or_else(|| text("transport")),
+        env: map("env"),
+        headers: map("headers"),
     }
 }
