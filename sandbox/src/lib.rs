@@ -280,13 +280,8 @@ mod tests {
 
     fn full_no_uid_drop() -> Confinement {
         Confinement {
-            landlock_abi: Some(7),
-            landlock_full: true,
-            seccomp: true,
-            seccomp_log_only: false,
-            no_new_privs: true,
-            capabilities_dropped: true,
             dropped_to_uid: None,
+            ..policy::tests::full()
         }
     }
 

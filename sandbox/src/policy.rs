@@ -86,11 +86,12 @@ pub fn evaluate(c: &Confinement, policy: WeakSandboxPolicy) -> Result<Vec<String
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is the test failure report
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use WeakSandboxPolicy::{AllowWeak, Default, Strict};
 
-    fn full() -> Confinement {
+    /// Every layer applied, as on this machine as root (shared with the crate's tests).
+    pub(crate) fn full() -> Confinement {
         Confinement {
             landlock_abi: Some(7),
             landlock_full: true,
