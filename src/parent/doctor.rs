@@ -301,29 +301,20 @@ fn open_locks(
                 continue;
             }
         };
-        match nix::sys::stat::fstat(&fd) {
-            Ok(st) if (st.st_mode & libc_s_ifmt()) != libc_s_ifreg() => continue,
-            Ok(st) if u64::try_from(st.st_size).unwrap_or(u64::MAX) > locks::LOCK_SIZE_CAP => {
+        match open::regular_size(&fd) {
+            Ok(None) => continue,
+            Ok(Some(size)) if size > locks::LOCK_SIZE_CAP => {
                 diag.warning(&format!(
-                    "ignoring unreadable lock {display}: {} bytes exceeds the {}-byte cap",
-                    st.st_size,
+                    "ignoring unreadable lock {display}: {size} bytes exceeds the {}-byte cap",
                     locks::LOCK_SIZE_CAP
                 ));
                 continue;
             }
-            Ok(_) => out.push((display, fd)),
-            Err(e) => diag.warning(&format!("ignoring unreadable lock {display}: {}", e.desc())),
+            Ok(Some(_)) => out.push((display, fd)),
+            Err(e) => diag.warning(&format!("ignoring unreadable lock {display}: {e}")),
         }
     }
     out
-}
-
-fn libc_s_ifmt() -> nix::sys::stat::mode_t {
-    nix::sys::stat::SFlag::S_IFMT.bits()
-}
-
-fn libc_s_ifreg() -> nix::sys::stat::mode_t {
-    nix::sys::stat::SFlag::S_IFREG.bits()
 }
 
 /// `error:`/`warning:` text for a file the child could not load.

@@ -124,7 +124,7 @@ fn open_beneath_by_components(dir: &impl AsFd, rel: &Path) -> Result<OwnedFd, Er
 }
 
 /// `Some(size)` for a regular file, `None` for anything else, from the open descriptor.
-fn regular_size(fd: &OwnedFd) -> Result<Option<u64>, String> {
+pub fn regular_size(fd: &OwnedFd) -> Result<Option<u64>, String> {
     let st = stat::fstat(fd).map_err(|e| e.desc().to_string())?;
     let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
     if kind == SFlag::S_IFREG {
