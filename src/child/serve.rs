@@ -46,7 +46,8 @@ fn answer(request: &ParseRequest, job: &FileJob, files: &mut [File]) -> ChildMes
     else {
         return failed("no descriptor was handed over for this file".into());
     };
-    match read_capped(file, job.size_cap) {
+    let size_hint = file.metadata().ok().map(|m| m.len());
+    match read_capped(file, job.size_cap, size_hint) {
         Ok(bytes) => parse_file(job.format, &bytes),
         Err(error) => match job.format {
             FileFormat::Lock => ChildMessage::Lock(Err(error)),

@@ -1254,17 +1254,17 @@ fn lock_literal_example_reads_and_its_command_digest_recomputes() {
 #[test]
 fn read_capped_refuses_instead_of_truncating() {
     let data = [b'x'; 100];
-    assert_eq!(read_capped(&mut &data[..], 100).unwrap().len(), 100);
-    assert_eq!(read_capped(&mut &data[..], 1000).unwrap().len(), 100);
-    let e = read_capped(&mut &data[..], 99).unwrap_err();
+    assert_eq!(read_capped(&mut &data[..], 100, None).unwrap().len(), 100);
+    assert_eq!(read_capped(&mut &data[..], 1000, None).unwrap().len(), 100);
+    let e = read_capped(&mut &data[..], 99, None).unwrap_err();
     assert_eq!(e.kind, LoadErrorKind::TooLarge);
-    assert_eq!(read_capped(&mut &b""[..], 0).unwrap().len(), 0);
+    assert_eq!(read_capped(&mut &b""[..], 0, None).unwrap().len(), 0);
     assert_eq!(
-        read_capped(&mut &b"x"[..], 0).unwrap_err().kind,
+        read_capped(&mut &b"x"[..], 0, None).unwrap_err().kind,
         LoadErrorKind::TooLarge
     );
     // An endless reader stops at cap + 1 bytes.
-    let e = read_capped(&mut std::io::repeat(b'a'), 1 << 20).unwrap_err();
+    let e = read_capped(&mut std::io::repeat(b'a'), 1 << 20, None).unwrap_err();
     assert_eq!(e.kind, LoadErrorKind::TooLarge);
 
     struct Failing;
@@ -1273,7 +1273,14 @@ fn read_capped_refuses_instead_of_truncating() {
             Err(std::io::Error::other("boom"))
         }
     }
-    let e = read_capped(&mut Failing, 10).unwrap_err();
+    // The size hint only presizes the buffer: a wrong one changes nothing, and a
+    // huge one is bounded by the cap.
+    for hint in [Some(0), Some(10), Some(100), Some(u64::MAX)] {
+        assert_eq!(read_capped(&mut &data[..], 1000, hint).unwrap().len(), 100);
+        let e = read_capped(&mut &data[..], 99, hint).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::TooLarge);
+    }
+    let e = read_capped(&mut Failing, 10, None).unwrap_err();
     assert_eq!(e.kind, LoadErrorKind::Read);
     assert!(e.message.contains("boom"));
 }

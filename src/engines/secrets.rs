@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 use super::redact::redact_secret;
 use super::text::shannon_entropy;
@@ -58,14 +58,23 @@ static VENDORS: LazyLock<Vec<(RuleId, Regex)>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The same patterns without their word boundaries. Findings keep the boundaries
+/// All bounded patterns in one automaton: most values hold no secret, and one pass
+/// answers "any vendor pattern?" instead of one pass per pattern.
+static VENDOR_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(VENDOR_PATTERNS.iter().map(|(_, pat)| *pat)).expect("constant vendor patterns")
+});
+
+/// The vendor patterns without their word boundaries. Findings keep the boundaries
 /// (the reference's verdicts); what may be *printed* does not: a token glued to other
 /// text (`xyzghp_…`) is still a token to whoever reads the line.
-static VENDORS_UNBOUNDED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    VENDOR_PATTERNS
-        .into_iter()
-        .map(|(_, pat)| Regex::new(&pat.replace(r"\b", "")).expect("constant vendor pattern"))
-        .collect()
+/// One automaton, like [`VENDOR_SET`].
+static VENDOR_UNBOUNDED_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(
+        VENDOR_PATTERNS
+            .iter()
+            .map(|(_, pat)| pat.replace(r"\b", "")),
+    )
+    .expect("constant vendor patterns")
 });
 
 /// How strict the entropy heuristic is.
@@ -95,7 +104,11 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
         return out;
     }
     let mut seen: HashSet<&str> = HashSet::new();
-    for (rule, re) in VENDORS.iter() {
+    let matching = VENDOR_SET.matches(value);
+    for (i, (rule, re)) in VENDORS.iter().enumerate() {
+        if !matching.matched(i) {
+            continue;
+        }
         for m in re.find_iter(value) {
             seen.insert(m.as_str());
             out.push(Hit {
@@ -181,13 +194,13 @@ pub fn scan_launch_text(value: &str) -> Vec<EngineFinding> {
 
 /// True when the value contains a vendor-pattern secret (not entropy alone).
 pub fn has_vendor_secret(value: &str) -> bool {
-    VENDORS.iter().any(|(_, re)| re.is_match(value))
+    VENDOR_SET.is_match(value)
 }
 
 /// True when a vendor pattern occurs anywhere in the value, even glued to other text.
 /// A superset of [`has_vendor_secret`], for deciding what a printed line may show.
 pub fn contains_vendor_pattern(value: &str) -> bool {
-    VENDORS_UNBOUNDED.iter().any(|re| re.is_match(value))
+    VENDOR_UNBOUNDED_SET.is_match(value)
 }
 
 /// Byte ranges of every secret [`scan_launch_text`] would report, for in-place

@@ -17,6 +17,7 @@
 //! (`# '~/.cursor/mcp.json#github'`): in zsh the line then runs a command named `#`
 //! with one literal argument, which fails harmlessly.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{self, Write};
 
@@ -25,8 +26,8 @@ use sha2::{Digest, Sha256};
 use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
 use crate::engines::secrets::contains_vendor_pattern;
 use crate::model::{AuditedServer, Coverage, Report, ServerSpec};
-use crate::render::safe_text::{safe_text, safe_text_capped, ARGV_CAP};
-use crate::render::shell::quote;
+use crate::render::safe_text::{safe_text_capped, safe_text_capped_cow, safe_text_cow, ARGV_CAP};
+use crate::render::shell::{is_bare, quote};
 
 /// `pin`'s own option names. An argv word equal to one of these (or of the form
 /// `--name=value`) would be read by `pin` itself, so the line is printed with `--`
@@ -137,20 +138,21 @@ pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> b
 /// The lock names of the uncovered servers, in report order: the assigned ones,
 /// or, for a server the caller did not assign, a name computed like
 /// [`assign_lock_names`] would (without the disk check).
-fn uncovered_with_lock_names(report: &Report) -> Vec<(&AuditedServer, String)> {
-    let mut taken: HashSet<String> = report
+fn uncovered_with_lock_names(report: &Report) -> Vec<(&AuditedServer, Cow<'_, str>)> {
+    let taken: HashSet<&str> = report
         .uncovered()
-        .filter_map(|s| s.lock_name.clone())
+        .filter_map(|s| s.lock_name.as_deref())
         .collect();
+    let mut computed: HashSet<String> = HashSet::new();
     report
         .uncovered()
         .map(|s| {
             let name = match &s.lock_name {
-                Some(n) => n.clone(),
+                Some(n) => Cow::Borrowed(n.as_str()),
                 None => {
-                    let n = lock_file_name(&s.name, &|c| taken.contains(c));
-                    taken.insert(n.clone());
-                    n
+                    let n = lock_file_name(&s.name, &|c| taken.contains(c) || computed.contains(c));
+                    computed.insert(n.clone());
+                    Cow::Owned(n)
                 }
             };
             (s, name)
@@ -159,13 +161,23 @@ fn uncovered_with_lock_names(report: &Report) -> Vec<(&AuditedServer, String)> {
 }
 
 /// How the server's launch is printed: a URL or an argv, already sanitised,
-/// masked and quoted.
-enum Launch {
-    Url(String),
+/// masked and quoted. Words borrow from the spec when printing changes nothing:
+/// a report can name tens of thousands of servers.
+enum Launch<'a> {
+    Url(Cow<'a, str>),
     Argv {
-        words: Vec<String>,
+        words: Vec<Cow<'a, str>>,
         needs_separator: bool,
     },
+}
+
+/// `word` as one shell word.
+fn quoted(word: Cow<'_, str>) -> Cow<'_, str> {
+    if is_bare(&word) {
+        word
+    } else {
+        Cow::Owned(quote(&word).into_owned())
+    }
 }
 
 /// Whether `pin` (or `check`) could read `word` as one of its own options.
@@ -191,38 +203,42 @@ fn is_option_like(word: &str) -> bool {
     false
 }
 
-fn launch(spec: &ServerSpec) -> Launch {
+fn launch(spec: &ServerSpec) -> Launch<'_> {
     if let Some(url) = spec.remote_url() {
-        let safe = safe_text_capped(url, ARGV_CAP);
+        let safe = safe_text_capped_cow(url, ARGV_CAP);
         let shown = match mask_url(&safe) {
             UrlView::Verbatim => safe,
-            UrlView::Rewritten(s) => safe_text_capped(&s, ARGV_CAP),
-            UrlView::Credential => REDACTED_URL.to_string(),
+            UrlView::Rewritten(s) => Cow::Owned(safe_text_capped(&s, ARGV_CAP)),
+            UrlView::Credential => Cow::Borrowed(REDACTED_URL),
         };
         // `mask_url` judges URL parts; a vendor secret it does not reach (a value
         // that is not a URL at all, found by the pin_command fuzz target) is
         // withheld like a credential.
         let shown = if contains_vendor_pattern(&shown) {
-            REDACTED_URL
+            Cow::Borrowed(REDACTED_URL)
         } else {
-            &shown
+            shown
         };
-        return Launch::Url(quote(shown).into_owned());
+        return Launch::Url(quoted(shown));
     }
     // A word is also withheld when its printed form holds a vendor-pattern secret:
     // the command is not an argument `mask_args` judges, and neutralising a
     // character can create a word boundary the raw text lacked (`\u{200D}ghp_…`).
-    let shown = |w: String| (!contains_vendor_pattern(&w)).then_some(w);
-    let mut raw_words: Vec<Option<String>> = Vec::with_capacity(spec.args.len() + 1);
+    fn shown(w: Cow<'_, str>) -> Option<Cow<'_, str>> {
+        (!contains_vendor_pattern(&w)).then_some(w)
+    }
+    let mut raw_words: Vec<Option<Cow<'_, str>>> = Vec::with_capacity(spec.args.len() + 1);
     raw_words.push(match spec.launch_command() {
-        Some(c) => shown(safe_text_capped(c, ARGV_CAP)),
-        None => Some(MISSING_COMMAND.to_string()),
+        Some(c) => shown(safe_text_capped_cow(c, ARGV_CAP)),
+        None => Some(Cow::Borrowed(MISSING_COMMAND)),
     });
     let views = mask_args(&spec.args);
     for (i, arg) in spec.args.iter().enumerate() {
         // A missing view fails closed: the argument is not shown.
         match views.get(i) {
-            Some(ArgView::Verbatim(_)) => raw_words.push(shown(safe_text_capped(arg, ARGV_CAP))),
+            Some(ArgView::Verbatim(_)) => {
+                raw_words.push(shown(safe_text_capped_cow(arg, ARGV_CAP)))
+            }
             Some(ArgView::Redacted) | None => raw_words.push(None),
         }
     }
@@ -232,10 +248,7 @@ fn launch(spec: &ServerSpec) -> Launch {
     });
     let words = raw_words
         .into_iter()
-        .map(|w| match w {
-            Some(w) => quote(&w).into_owned(),
-            None => quote(REDACTED_ARG).into_owned(),
-        })
+        .map(|w| quoted(w.unwrap_or(Cow::Borrowed(REDACTED_ARG))))
         .collect();
     Launch::Argv {
         words,
@@ -245,11 +258,21 @@ fn launch(spec: &ServerSpec) -> Launch {
 
 /// `--url <url>`, or `--url=<url>` when the printed URL starts with `-` and would
 /// otherwise be read as an option.
-fn url_option(shown: &str) -> String {
-    if shown.starts_with('-') {
-        format!("--url={shown}")
+fn push_url_option(line: &mut String, shown: &str) {
+    line.push_str(if shown.starts_with('-') {
+        "--url="
     } else {
-        format!("--url {shown}")
+        "--url "
+    });
+    line.push_str(shown);
+}
+
+fn push_words(line: &mut String, words: &[Cow<'_, str>]) {
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        line.push_str(w);
     }
 }
 
@@ -262,25 +285,40 @@ fn url_option(shown: &str) -> String {
 ///
 /// `env` and `headers` never appear.
 pub fn pin_command(spec: &ServerSpec, lock_name: &str) -> String {
-    pin_line(&launch(spec), lock_name)
+    let mut line = String::new();
+    push_pin_line(&mut line, &launch(spec), lock_name);
+    line
 }
 
-fn pin_line(launch: &Launch, lock_name: &str) -> String {
-    let lock = quote(lock_name);
-    let tail = format!("--approve --approver {APPROVER_PLACEHOLDER} --lock {lock}");
+fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str) {
+    let push_tail = |line: &mut String| {
+        line.push_str("--approve --approver ");
+        line.push_str(APPROVER_PLACEHOLDER);
+        line.push_str(" --lock ");
+        line.push_str(&quote(lock_name));
+    };
+    line.push_str("mcp-warden pin ");
     match launch {
-        Launch::Url(url) => format!("mcp-warden pin {} {tail}", url_option(url)),
+        Launch::Url(url) => {
+            push_url_option(line, url);
+            line.push(' ');
+            push_tail(line);
+        }
         Launch::Argv {
             words,
             needs_separator: false,
         } => {
-            format!("mcp-warden pin {} {tail}", words.join(" "))
+            push_words(line, words);
+            line.push(' ');
+            push_tail(line);
         }
         Launch::Argv {
             words,
             needs_separator: true,
         } => {
-            format!("mcp-warden pin {tail} -- {}", words.join(" "))
+            push_tail(line);
+            line.push_str(" -- ");
+            push_words(line, words);
         }
     }
 }
@@ -289,24 +327,27 @@ fn pin_line(launch: &Launch, lock_name: &str) -> String {
 /// [`pin_command`]: `mcp-warden check --lock <name> <argv…>` (with `--` before the
 /// argv when the pin line has it) or `mcp-warden check --url <url> --lock <name>`.
 pub fn check_command(spec: &ServerSpec, lock_name: &str) -> String {
-    check_line(&launch(spec), lock_name)
+    let mut line = String::new();
+    push_check_line(&mut line, &launch(spec), lock_name);
+    line
 }
 
-fn check_line(launch: &Launch, lock_name: &str) -> String {
-    let lock = quote(lock_name);
+fn push_check_line(line: &mut String, launch: &Launch<'_>, lock_name: &str) {
+    line.push_str("mcp-warden check ");
     match launch {
-        Launch::Url(url) => format!("mcp-warden check {} --lock {lock}", url_option(url)),
-        Launch::Argv {
-            words,
-            needs_separator: false,
-        } => {
-            format!("mcp-warden check --lock {lock} {}", words.join(" "))
+        Launch::Url(url) => {
+            push_url_option(line, url);
+            line.push_str(" --lock ");
+            line.push_str(&quote(lock_name));
         }
         Launch::Argv {
             words,
-            needs_separator: true,
+            needs_separator,
         } => {
-            format!("mcp-warden check --lock {lock} -- {}", words.join(" "))
+            line.push_str("--lock ");
+            line.push_str(&quote(lock_name));
+            line.push_str(if *needs_separator { " -- " } else { " " });
+            push_words(line, words);
         }
     }
 }
@@ -314,34 +355,52 @@ fn check_line(launch: &Launch, lock_name: &str) -> String {
 /// Where the snippet says to commit itself.
 pub const WORKFLOW_PATH: &str = ".github/workflows/mcp-warden.yml";
 
+/// The start of a GitHub Actions workflow that installs mcp-warden; one `check`
+/// step per lock follows ([`push_ci_step`]).
+const CI_HEADER: &str = "name: mcp-warden\n\
+on: [push, pull_request]\n\
+permissions:\n  contents: read\n\
+jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
+\x20     - uses: actions/checkout@v4\n\
+\x20       with:\n\
+\x20         persist-credentials: false\n\
+\x20     - name: Install mcp-warden\n\
+\x20       run: cargo install mcp-warden --locked\n";
+
+/// One `check` step. The command is a YAML literal block (`run: |`), so no character
+/// of it is YAML syntax; lock names are slugs, safe as plain scalars.
+fn push_ci_step(buf: &mut String, lock: &str, command: &str) {
+    if command.contains(REDACTED_ARG) || command.contains(REDACTED_URL) {
+        buf.push_str(
+            "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
+        );
+    }
+    buf.push_str("      - name: Check ");
+    buf.push_str(lock);
+    buf.push_str("\n        run: |\n          ");
+    buf.push_str(command);
+    buf.push('\n');
+}
+
 /// A GitHub Actions workflow that installs mcp-warden and runs one `check` step per
-/// lock. Each command is a YAML literal block (`run: |`), so no character of it is
-/// YAML syntax; lock names are slugs, safe as plain scalars.
+/// `(lock, command)`.
 pub fn ci_snippet(checks: &[(String, String)]) -> String {
-    let mut y = String::new();
-    y.push_str(&format!("# {WORKFLOW_PATH}\n"));
-    y.push_str(
-        "name: mcp-warden\n\
-         on: [push, pull_request]\n\
-         permissions:\n  contents: read\n\
-         jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
-         \x20     - uses: actions/checkout@v4\n\
-         \x20       with:\n\
-         \x20         persist-credentials: false\n\
-         \x20     - name: Install mcp-warden\n\
-         \x20       run: cargo install mcp-warden --locked\n",
-    );
+    let mut y = format!("# {WORKFLOW_PATH}\n{CI_HEADER}");
     for (lock, command) in checks {
-        if command.contains(REDACTED_ARG) || command.contains(REDACTED_URL) {
-            y.push_str(
-                "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
-            );
-        }
-        y.push_str(&format!(
-            "      - name: Check {lock}\n        run: |\n          {command}\n"
-        ));
+        push_ci_step(&mut y, lock, command);
     }
     y
+}
+
+/// Lines are collected in a buffer and handed to `out` in blocks of about this size.
+const FLUSH_AT: usize = 64 * 1024;
+
+fn flush_if_full(buf: &mut String, out: &mut dyn Write) -> io::Result<()> {
+    if buf.len() >= FLUSH_AT {
+        out.write_all(buf.as_bytes())?;
+        buf.clear();
+    }
+    Ok(())
 }
 
 /// The Next steps block for every uncovered server, in report order; nothing when
@@ -352,34 +411,44 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
     if uncovered.is_empty() {
         return Ok(());
     }
-    writeln!(
-        out,
-        "Next steps — {} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:",
+    let mut buf = String::with_capacity(2 * FLUSH_AT);
+    buf.push_str(&format!(
+        "Next steps — {} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
         uncovered.len()
-    )?;
+    ));
     // Masking and quoting are decided once per server and shared by both lines.
-    let mut checks: Vec<(String, String)> = Vec::with_capacity(uncovered.len());
+    let mut launches: Vec<Launch<'_>> = Vec::with_capacity(uncovered.len());
     for (server, lock) in &uncovered {
         let shown = launch(&server.spec);
-        writeln!(out, "  # {}", quote(&safe_text(&server.target)))?;
-        writeln!(out, "  {}", pin_line(&shown, lock))?;
-        checks.push((lock.to_string(), check_line(&shown, lock)));
+        buf.push_str("  # ");
+        buf.push_str(&quote(&safe_text_cow(&server.target)));
+        buf.push_str("\n  ");
+        push_pin_line(&mut buf, &shown, lock);
+        buf.push('\n');
+        launches.push(shown);
+        flush_if_full(&mut buf, out)?;
     }
     if uncovered
         .iter()
         .any(|(s, _)| s.spec.remote_url().is_none() && !s.spec.env.is_empty())
     {
-        writeln!(
-            out,
-            "  (env values are never printed: export the ones a server needs in your shell before pinning it)"
-        )?;
+        buf.push_str(
+            "  (env values are never printed: export the ones a server needs in your shell before pinning it)\n",
+        );
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:"
-    )?;
-    out.write_all(ci_snippet(&checks).as_bytes())
+    buf.push('\n');
+    buf.push_str(&format!(
+        "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:\n# {WORKFLOW_PATH}\n"
+    ));
+    buf.push_str(CI_HEADER);
+    let mut command = String::new();
+    for ((_, lock), shown) in uncovered.iter().zip(&launches) {
+        command.clear();
+        push_check_line(&mut command, shown, lock);
+        push_ci_step(&mut buf, lock, &command);
+        flush_if_full(&mut buf, out)?;
+    }
+    out.write_all(buf.as_bytes())
 }
 
 #[cfg(test)]
@@ -505,7 +574,7 @@ mod tests {
         r.servers[0].lock_name = Some("a-b.warden.lock".into());
         let got: Vec<String> = uncovered_with_lock_names(&r)
             .into_iter()
-            .map(|(_, n)| n)
+            .map(|(_, n)| n.into_owned())
             .collect();
         assert_eq!(got[0], "a-b.warden.lock");
         assert_eq!(
@@ -635,6 +704,11 @@ mod tests {
         assert_eq!(quote(REDACTED_ARG), "'<REDACTED>'");
         assert_eq!(quote(REDACTED_URL), "'<REDACTED: url embeds a credential>'");
         // The URL views through the same printer the pin line uses.
+        let url_option = |shown: &str| {
+            let mut line = String::new();
+            push_url_option(&mut line, shown);
+            line
+        };
         let url_shown = |v: UrlView, safe: &str| match v {
             UrlView::Verbatim => quote(safe).into_owned(),
             UrlView::Rewritten(s) => quote(&safe_text_capped(&s, ARGV_CAP)).into_owned(),

@@ -38,6 +38,8 @@
 //! its first `max - 1` code points followed by `…` (U+2026), so it is exactly `max`
 //! long. The result is idempotent: neither U+FFFD nor `…` is neutralised.
 
+use std::borrow::Cow;
+
 use unicode_properties::general_category::{GeneralCategory, UnicodeGeneralCategory};
 
 /// Default cap, in code points.
@@ -57,14 +59,30 @@ pub fn safe_text(s: &str) -> String {
     safe_text_capped(s, DEFAULT_CAP)
 }
 
-/// Replace neutralised characters by U+FFFD, then cap at `max` code points
-/// (the last one becoming `…` when cut). `max == 0` yields the empty string.
-pub fn safe_text_capped(s: &str, max: usize) -> String {
+/// `safe_text` that borrows when nothing changes, for renderers that print
+/// thousands of strings and would otherwise copy each one.
+pub fn safe_text_cow(s: &str) -> Cow<'_, str> {
+    safe_text_capped_cow(s, DEFAULT_CAP)
+}
+
+/// [`safe_text_capped`] that borrows when nothing changes.
+pub fn safe_text_capped_cow(s: &str, max: usize) -> Cow<'_, str> {
     // Fast path for the common case: printable ASCII (U+0020..U+007E) needs no
     // category lookup, and within the cap it is returned unchanged.
     if s.len() <= max && s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return s.to_owned();
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(neutralise_and_cap(s, max))
     }
+}
+
+/// Replace neutralised characters by U+FFFD, then cap at `max` code points
+/// (the last one becoming `…` when cut). `max == 0` yields the empty string.
+pub fn safe_text_capped(s: &str, max: usize) -> String {
+    safe_text_capped_cow(s, max).into_owned()
+}
+
+fn neutralise_and_cap(s: &str, max: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)));
     let mut count = 0usize;
     let mut chars = s.chars().peekable();

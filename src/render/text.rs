@@ -6,13 +6,14 @@
 //! ANSI SGR and only when [`TextStyle::color`] says so; the table is laid out for
 //! [`TextStyle::width`] columns, while the Next steps lines are never wrapped.
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
 
 use unicode_width::UnicodeWidthChar;
 
 use crate::model::Report;
 use crate::render::next_steps::render_next_steps;
-use crate::render::safe_text::safe_text;
+use crate::render::safe_text::{safe_text, safe_text_cow};
 use crate::rules::Severity;
 
 /// How the human report is drawn. The caller decides (a TTY and no `NO_COLOR`).
@@ -97,68 +98,95 @@ fn severity_sgr(severity: Severity) -> &'static str {
     }
 }
 
+/// Append `text` to `buf`, wrapped in `sgr` … reset when colour is on.
+fn push_painted(buf: &mut String, style: TextStyle, sgr: &str, text: &str) {
+    if style.color && !sgr.is_empty() {
+        buf.push_str(sgr);
+        buf.push_str(text);
+        buf.push_str(RESET);
+    } else {
+        buf.push_str(text);
+    }
+}
+
 /// Terminal columns taken by `s`: wide characters count 2, zero-width ones 0.
 fn display_width(s: &str) -> usize {
+    // Rendered text has passed `safe_text`, so ASCII is printable: one column each.
+    if s.is_ascii() {
+        return s.len();
+    }
     s.chars().map(|c| c.width().unwrap_or(0)).sum()
 }
 
 /// Break `text` into lines of at most `width` columns, breaking after any of
 /// `breaks` where possible (a break at a space drops the space) and inside a
-/// piece when the piece alone is too long. Never returns an empty list.
-fn wrap_at(text: &str, width: usize, breaks: &[char]) -> Vec<String> {
+/// piece when the piece alone is too long. Never returns an empty list. The lines
+/// borrow from `text`: a report can hold tens of thousands of cells.
+fn wrap_at<'t>(text: &'t str, width: usize, breaks: &[char]) -> Vec<&'t str> {
     let width = width.max(1);
-    // Pieces end just after a break character.
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        if breaks.contains(&c) {
-            pieces.push(&text[start..i + c.len_utf8()]);
-            start = i + c.len_utf8();
-        }
+    let total = display_width(text);
+    if total <= width {
+        return vec![text.trim_end_matches(' ')];
     }
-    pieces.push(&text[start..]);
-
-    let mut lines = Vec::new();
-    let mut line = String::new();
+    let mut lines = Vec::with_capacity(total / width + 2);
+    // The current line is text[line_start..line_end], `line_w` columns wide.
+    let mut line_start = 0;
+    let mut line_end = 0;
     let mut line_w = 0usize;
-    for piece in pieces {
+    let mut piece_start = 0;
+    let piece_ends = text
+        .char_indices()
+        .filter(|(_, c)| breaks.contains(c))
+        .map(|(i, c)| i + c.len_utf8())
+        .chain(std::iter::once(text.len()));
+    for piece_end in piece_ends {
+        let piece = &text[piece_start..piece_end];
         let visible = piece.strip_suffix(' ').unwrap_or(piece);
         if line_w + display_width(visible) <= width {
-            line.push_str(piece);
+            line_end = piece_end;
             line_w += display_width(piece);
-            continue;
-        }
-        if !line.is_empty() {
-            lines.push(std::mem::take(&mut line).trim_end_matches(' ').to_string());
-            line_w = 0;
-        }
-        for c in piece.chars() {
-            let cw = c.width().unwrap_or(0);
-            if line_w + cw > width && !line.is_empty() {
-                lines.push(std::mem::take(&mut line));
+        } else {
+            if line_end > line_start {
+                lines.push(text[line_start..line_end].trim_end_matches(' '));
                 line_w = 0;
             }
-            line.push(c);
-            line_w += cw;
+            line_start = piece_start;
+            line_end = piece_start;
+            for (i, c) in piece.char_indices() {
+                let cw = c.width().unwrap_or(0);
+                if line_w + cw > width && line_end > line_start {
+                    lines.push(&text[line_start..line_end]);
+                    line_start = line_end;
+                    line_w = 0;
+                }
+                line_end = piece_start + i + c.len_utf8();
+                line_w += cw;
+            }
         }
+        piece_start = piece_end;
     }
-    lines.push(line.trim_end_matches(' ').to_string());
+    lines.push(text[line_start..line_end].trim_end_matches(' '));
     lines
 }
 
 /// Wrap prose at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+fn wrap(text: &str, width: usize) -> Vec<&str> {
     wrap_at(text, width, &[' '])
 }
 
 /// Wrap a target after path and name separators.
-fn wrap_target(text: &str, width: usize) -> Vec<String> {
+fn wrap_target(text: &str, width: usize) -> Vec<&str> {
     wrap_at(text, width, &['/', '#', ' '])
 }
 
-fn pad(s: &str, width: usize) -> String {
-    let w = display_width(s);
-    format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+/// Append `s` and the spaces that bring it to `width` columns.
+fn push_padded(buf: &mut String, s: &str, width: usize) {
+    buf.push_str(s);
+    push_spaces(buf, width.saturating_sub(display_width(s)));
+}
+
+fn push_spaces(buf: &mut String, n: usize) {
+    buf.extend(std::iter::repeat_n(' ', n));
 }
 
 const INDENT: usize = 2;
@@ -169,11 +197,11 @@ const MIN_WRAPPED: usize = 12;
 /// came from a config (e.g. a server name ending in `mcp-warden pin sh -c …`).
 const V: &str = "│";
 
-struct Row {
+struct Row<'r> {
     severity: Severity,
     rule: &'static str,
-    target: String,
-    message: String,
+    target: Cow<'r, str>,
+    message: Cow<'r, str>,
 }
 
 /// Column widths for (server, message) given the room left after the fixed columns.
@@ -193,114 +221,166 @@ fn border(left: &str, mid: &str, right: &str, widths: &[usize]) -> String {
     format!("{left}{}{right}", cells.join(mid))
 }
 
+/// Lines are collected in a buffer and handed to `out` in blocks of about this
+/// size: a large report has hundreds of thousands of short lines.
+const FLUSH_AT: usize = 64 * 1024;
+
+fn flush_if_full(buf: &mut String, out: &mut dyn Write) -> io::Result<()> {
+    if buf.len() >= FLUSH_AT {
+        out.write_all(buf.as_bytes())?;
+        buf.clear();
+    }
+    Ok(())
+}
+
 fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
     let mut rows: Vec<Row> = report
         .findings()
         .map(|f| Row {
             severity: f.severity(),
             rule: f.rule.as_str(),
-            target: safe_text(&f.target),
-            message: safe_text(&f.message),
+            target: safe_text_cow(&f.target),
+            message: safe_text_cow(&f.message),
         })
         .collect();
     // Stable: ties keep report order.
     rows.sort_by(|a, b| (a.severity, &a.target, a.rule).cmp(&(b.severity, &b.target, b.rule)));
 
     let headers = ["severity", "rule", "server", "message"];
-    let sev_w = rows
-        .iter()
-        .map(|r| r.severity.as_str().len())
-        .chain([headers[0].len()])
-        .max()
-        .unwrap_or(8);
-    let rule_w = rows
-        .iter()
-        .map(|r| r.rule.len())
-        .chain([headers[1].len()])
-        .max()
-        .unwrap_or(4);
-    let server_nat = rows
-        .iter()
-        .map(|r| display_width(&r.target))
-        .chain([headers[2].len()])
-        .max()
-        .unwrap_or(6);
-    let message_nat = rows
-        .iter()
-        .map(|r| display_width(&r.message))
-        .chain([headers[3].len()])
-        .max()
-        .unwrap_or(7);
+    let mut sev_w = headers[0].len();
+    let mut rule_w = headers[1].len();
+    let mut server_nat = headers[2].len();
+    let mut message_nat = headers[3].len();
+    for r in &rows {
+        sev_w = sev_w.max(r.severity.as_str().len());
+        rule_w = rule_w.max(r.rule.len());
+        server_nat = server_nat.max(display_width(&r.target));
+        message_nat = message_nat.max(display_width(&r.message));
+    }
     // "│ " + sev + " │ " + rule + " │ " + server + " │ " + message + " │"
     let fixed = 13 + sev_w + rule_w;
     let avail = style.width.saturating_sub(fixed);
 
-    writeln!(
-        out,
-        "{}",
-        paint(style, BOLD, &format!("Posture findings ({})", rows.len()))
-    )?;
+    let mut buf = String::with_capacity(2 * FLUSH_AT);
+    push_painted(
+        &mut buf,
+        style,
+        BOLD,
+        &format!("Posture findings ({})", rows.len()),
+    );
+    buf.push('\n');
     if avail < 2 * MIN_WRAPPED {
         // Too narrow for four columns: server and message go under each row,
         // behind a border so no wrapped line starts with config text.
         let text_w = style.width.saturating_sub(INDENT + 2).max(MIN_WRAPPED);
         for row in &rows {
-            let sev = paint(
-                style,
-                severity_sgr(row.severity),
-                &pad(row.severity.as_str(), sev_w),
-            );
-            writeln!(out, "  {sev}  {}", row.rule)?;
+            buf.push_str("  ");
+            push_painted_padded(&mut buf, style, row.severity, sev_w);
+            buf.push_str("  ");
+            buf.push_str(row.rule);
+            buf.push('\n');
             for line in wrap_target(&row.target, text_w)
                 .into_iter()
                 .chain(wrap(&row.message, text_w))
             {
-                writeln!(out, "  {V} {line}")?;
+                buf.push_str("  ");
+                buf.push_str(V);
+                buf.push(' ');
+                buf.push_str(line);
+                buf.push('\n');
             }
+            flush_if_full(&mut buf, out)?;
         }
-        return Ok(());
+        return out.write_all(buf.as_bytes());
     }
     let (server_w, message_w) = flexible_widths(avail, server_nat, message_nat);
     let widths = [sev_w, rule_w, server_w, message_w];
 
-    writeln!(out, "{}", border("┌", "┬", "┐", &widths))?;
-    let header: Vec<String> = headers
-        .iter()
-        .zip(widths)
-        .map(|(h, w)| paint(style, BOLD, &pad(h, w)))
-        .collect();
-    writeln!(out, "{V} {} {V}", header.join(&format!(" {V} ")))?;
-    writeln!(out, "{}", border("├", "┼", "┤", &widths))?;
+    buf.push_str(&border("┌", "┬", "┐", &widths));
+    buf.push('\n');
+    buf.push_str(V);
+    for (h, w) in headers.iter().zip(widths) {
+        buf.push(' ');
+        if style.color {
+            buf.push_str(BOLD);
+            push_padded(&mut buf, h, w);
+            buf.push_str(RESET);
+        } else {
+            push_padded(&mut buf, h, w);
+        }
+        buf.push(' ');
+        buf.push_str(V);
+    }
+    buf.push('\n');
+    buf.push_str(&border("├", "┼", "┤", &widths));
+    buf.push('\n');
+    // Consecutive rows often share a message (one per rule): wrap it once.
+    let mut last_message: Option<(&str, Vec<&str>)> = None;
     for row in &rows {
         let server_lines = wrap_target(&row.target, server_w);
-        let message_lines = wrap(&row.message, message_w);
+        let message_lines = match &last_message {
+            Some((text, lines)) if *text == &*row.message => lines.clone(),
+            _ => {
+                let lines = wrap(&row.message, message_w);
+                last_message = Some((&row.message, lines.clone()));
+                lines
+            }
+        };
         let height = server_lines.len().max(message_lines.len());
         for i in 0..height {
-            let (sev, rule) = if i == 0 {
-                (
-                    paint(
-                        style,
-                        severity_sgr(row.severity),
-                        &pad(row.severity.as_str(), sev_w),
-                    ),
-                    pad(row.rule, rule_w),
-                )
+            buf.push_str(V);
+            buf.push(' ');
+            if i == 0 {
+                push_painted_padded(&mut buf, style, row.severity, sev_w);
+                buf.push(' ');
+                buf.push_str(V);
+                buf.push(' ');
+                push_padded(&mut buf, row.rule, rule_w);
             } else {
-                (" ".repeat(sev_w), " ".repeat(rule_w))
-            };
-            let server = pad(
-                server_lines.get(i).map(String::as_str).unwrap_or(""),
+                push_spaces(&mut buf, sev_w);
+                buf.push(' ');
+                buf.push_str(V);
+                buf.push(' ');
+                push_spaces(&mut buf, rule_w);
+            }
+            buf.push(' ');
+            buf.push_str(V);
+            buf.push(' ');
+            push_padded(
+                &mut buf,
+                server_lines.get(i).copied().unwrap_or(""),
                 server_w,
             );
-            let message = pad(
-                message_lines.get(i).map(String::as_str).unwrap_or(""),
+            buf.push(' ');
+            buf.push_str(V);
+            buf.push(' ');
+            push_padded(
+                &mut buf,
+                message_lines.get(i).copied().unwrap_or(""),
                 message_w,
             );
-            writeln!(out, "{V} {sev} {V} {rule} {V} {server} {V} {message} {V}")?;
+            buf.push(' ');
+            buf.push_str(V);
+            buf.push('\n');
         }
+        flush_if_full(&mut buf, out)?;
     }
-    writeln!(out, "{}", border("└", "┴", "┘", &widths))?;
-    Ok(())
+    buf.push_str(&border("└", "┴", "┘", &widths));
+    buf.push('\n');
+    out.write_all(buf.as_bytes())
+}
+
+/// The severity cell: padded to `width`, coloured by severity when colour is on.
+fn push_painted_padded(buf: &mut String, style: TextStyle, severity: Severity, width: usize) {
+    let sgr = severity_sgr(severity);
+    let colored = style.color && !sgr.is_empty();
+    if colored {
+        buf.push_str(sgr);
+    }
+    push_padded(buf, severity.as_str(), width);
+    if colored {
+        buf.push_str(RESET);
+    }
 }
 
 /// Write the human report for `report`.
