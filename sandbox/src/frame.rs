@@ -53,13 +53,15 @@ pub(crate) enum ChildFrame<M> {
 
 /// Encodes `value` as one complete frame (prefix included).
 pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, SandboxError> {
-    let payload = bincode::serde::encode_to_vec(value, config::standard())
+    // The payload is encoded after a placeholder header that is filled in once its
+    // length is known: no second copy of a multi-megabyte report.
+    let mut out = vec![0u8; HEADER_LEN];
+    bincode::serde::encode_into_std_write(value, &mut out, config::standard())
         .map_err(|e| SandboxError::Encode(e.to_string()))?;
-    let len = u32::try_from(payload.len())
-        .map_err(|_| SandboxError::Encode(format!("{} bytes exceed a frame", payload.len())))?;
-    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&payload);
+    let payload_len = out.len() - HEADER_LEN;
+    let len = u32::try_from(payload_len)
+        .map_err(|_| SandboxError::Encode(format!("{payload_len} bytes exceed a frame")))?;
+    out[..HEADER_LEN].copy_from_slice(&len.to_le_bytes());
     Ok(out)
 }
 
@@ -178,6 +180,13 @@ impl FrameReader {
             // instead of doubling the buffer (and faulting in new pages) as it arrives.
             self.buf.reserve_exact(HEADER_LEN + len - self.buf.len());
             return Ok(None);
+        }
+        if self.buf.len() == HEADER_LEN + len {
+            // The buffer is exactly this frame (the usual case for a large report,
+            // whose room was reserved above): hand it over instead of copying it.
+            let mut payload = std::mem::take(&mut self.buf);
+            payload.drain(..HEADER_LEN);
+            return Ok(Some(payload));
         }
         let payload = self.buf[HEADER_LEN..HEADER_LEN + len].to_vec();
         self.buf.drain(..HEADER_LEN + len);

@@ -113,5 +113,10 @@ fn json_config(text: &str, format: FileFormat) -> Result<ParsedConfig, LoadError
             ),
         }
     })?;
-    servers::json_config(text, &doc, format == FileFormat::ClaudeJson)
+    let config = servers::json_config(text, &doc, format == FileFormat::ClaudeJson);
+    // The child is a one-shot process: its heap goes back to the kernel when it
+    // exits. Freeing a tree of tens of thousands of nodes one by one first is
+    // measurable (a tenth of the child's time on an 8 MiB `~/.claude.json`).
+    std::mem::forget(doc);
+    config
 }

@@ -17,6 +17,10 @@ pub fn serve() -> ! {
             for job in &request.jobs {
                 let answer = answer(&request, job, &mut files);
                 sender.send(&answer)?;
+                // Not freed record by record: the process exits after the last job
+                // and its heap is bounded by the address-space limit (see
+                // `parse_file`'s tree for the reason).
+                std::mem::forget(answer);
             }
             Ok(())
         },

@@ -96,7 +96,11 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
     };
     report_resources(&mut diag);
-    doctor::exit_code(&report, pin_failed)
+    let code = doctor::exit_code(&report, pin_failed);
+    // The process ends here: let the kernel take the report back at once instead of
+    // freeing tens of thousands of strings one by one.
+    std::mem::forget(report);
+    code
 }
 
 /// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
