@@ -104,11 +104,9 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
         return out;
     }
     let mut seen: HashSet<&str> = HashSet::new();
-    let matching = VENDOR_SET.matches(value);
-    for (i, (rule, re)) in VENDORS.iter().enumerate() {
-        if !matching.matched(i) {
-            continue;
-        }
+    // One pass answers the common case (no vendor secret); only then each pattern.
+    let any_vendor = VENDOR_SET.is_match(value);
+    for (rule, re) in VENDORS.iter().filter(|_| any_vendor) {
         for m in re.find_iter(value) {
             seen.insert(m.as_str());
             out.push(Hit {

@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
 
@@ -198,6 +199,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         }
     }
 
+    let mut ambiguous = Vec::new();
     for (file, answer) in files.iter().zip(config_answers) {
         let ChildMessage::Config(result) = answer else {
             continue;
@@ -212,9 +214,10 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                 diag.warning(&format!("{text} (scan continues; final exit will be 2)"));
                 report.hard_errors += 1;
             }
-            Ok(config) => add_config(file, config, &readable_locks, opts.mode, &mut report, diag),
+            Ok(config) => add_config(file, config, &mut report, &mut ambiguous, diag),
         }
     }
+    audit_servers(&mut report.servers, &ambiguous, &readable_locks, opts.mode);
     Scan::Report(report)
 }
 
@@ -333,13 +336,13 @@ fn load_error_text(file: &ConfigFile, e: &LoadError) -> String {
     }
 }
 
-/// Turn one parsed file into sources and audited servers.
+/// Turn one parsed file into sources and servers still to audit; `ambiguous` gets
+/// one flag per server added.
 fn add_config(
     file: &ConfigFile,
     config: crate::protocol::ParsedConfig,
-    locks: &[(String, LockSummary)],
-    mode: ScanMode,
     report: &mut Report,
+    ambiguous: &mut Vec<bool>,
     diag: &mut Diag,
 ) {
     report.files_read += 1;
@@ -378,29 +381,95 @@ fn add_config(
                     continue;
                 }
             };
-            let spec = validate::server_spec(body);
-            let (coverage, findings) = match mode {
-                ScanMode::Doctor => {
-                    let coverage = locks::coverage(&spec, locks);
-                    let findings =
-                        server_findings(&name, &spec, entry.ambiguous, &coverage, &target);
-                    (coverage, findings)
-                }
-                ScanMode::AuthAudit => (Coverage::Approved, auth_findings(&name, &spec, &target)),
-            };
+            // Audited later, all servers at once (see `audit_servers`).
+            ambiguous.push(entry.ambiguous);
             report.servers.push(AuditedServer {
                 source: source_index,
                 name,
                 target,
-                spec,
+                spec: validate::server_spec(body),
                 line: entry.line,
                 column: entry.column,
-                findings,
-                coverage,
+                findings: Vec::new(),
+                coverage: Coverage::None,
                 lock_name: None,
             });
         }
     }
+}
+
+/// Fewest servers worth a thread of their own: below this, starting threads costs
+/// more than it saves.
+const SERVERS_PER_THREAD: usize = 1024;
+
+/// A share of the servers to audit, with their ambiguity flags.
+type Chunk<'a> = (&'a mut [AuditedServer], &'a [bool]);
+
+/// Decide coverage and findings for every server. Servers are independent, so a
+/// large report (a `~/.claude.json` with thousands of projects) is split across the
+/// available cores; each server's result is the same whichever thread computes it,
+/// and the report keeps its order.
+fn audit_servers(
+    servers: &mut [AuditedServer],
+    ambiguous: &[bool],
+    locks: &[(String, LockSummary)],
+    mode: ScanMode,
+) {
+    let audit = |servers: &mut [AuditedServer], ambiguous: &[bool]| {
+        for (server, &ambiguous) in servers.iter_mut().zip(ambiguous) {
+            let (coverage, findings) = match mode {
+                ScanMode::Doctor => {
+                    let coverage = locks::coverage(&server.spec, locks);
+                    let findings = server_findings(
+                        &server.name,
+                        &server.spec,
+                        ambiguous,
+                        &coverage,
+                        &server.target,
+                    );
+                    (coverage, findings)
+                }
+                ScanMode::AuthAudit => (
+                    Coverage::Approved,
+                    auth_findings(&server.name, &server.spec, &server.target),
+                ),
+            };
+            server.coverage = coverage;
+            server.findings = findings;
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(servers.len() / SERVERS_PER_THREAD)
+        .clamp(1, 8);
+    if threads == 1 {
+        audit(servers, ambiguous);
+        return;
+    }
+    // Each worker, this thread included, takes the next untaken chunk; a thread that
+    // cannot be started leaves its share to the others instead of failing the run.
+    let chunk = servers.len().div_ceil(threads);
+    let chunks: Vec<Mutex<Option<Chunk<'_>>>> = servers
+        .chunks_mut(chunk)
+        .zip(ambiguous.chunks(chunk))
+        .map(|c| Mutex::new(Some(c)))
+        .collect();
+    let work = || {
+        for slot in &chunks {
+            let taken = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some((servers, ambiguous)) = taken {
+                audit(servers, ambiguous);
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            let _ = std::thread::Builder::new()
+                .name("audit".into())
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
 }
 
 /// Display keys, unique by construction (DOCTOR.md §1).
@@ -411,6 +480,11 @@ fn add_config(
 /// map nor a key already given. So a server really named `x#servers` is never
 /// overwritten by a synthetic key, whatever order the maps list their names in.
 pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
+    // The usual section: only `mcpServers`, distinct names. Every key is its name;
+    // no sets to build (a `~/.claude.json` can have thousands of small sections).
+    if entries.iter().all(|e| e.map == ServerMap::McpServers) && names_are_distinct(entries) {
+        return entries.iter().map(|e| e.name.clone()).collect();
+    }
     let reserved: HashSet<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     let mcp_names: HashSet<&str> = entries
         .iter()
@@ -438,6 +512,17 @@ pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
         out.push(key);
     }
     out
+}
+
+fn names_are_distinct(entries: &[crate::protocol::ServerEntry]) -> bool {
+    if entries.len() <= 16 {
+        return entries
+            .iter()
+            .enumerate()
+            .all(|(i, e)| entries[..i].iter().all(|f| f.name != e.name));
+    }
+    let mut seen = HashSet::with_capacity(entries.len());
+    entries.iter().all(|e| seen.insert(e.name.as_str()))
 }
 
 /// Every finding for one server, sorted by (rule id, snippet).
@@ -569,6 +654,17 @@ mod tests {
         // A servers-only name is kept as is, even when it looks synthetic.
         let keys = display_keys(&[entry(Servers, "x#servers")]);
         assert_eq!(keys, ["x#servers"]);
+        // Only a lying child repeats a name within one map: keys stay unique, both
+        // below and above the size where the distinctness check switches to a set.
+        let keys = display_keys(&[entry(McpServers, "a"), entry(McpServers, "a")]);
+        assert_eq!(keys, ["a", "a#"]);
+        let mut many: Vec<_> = (0..20)
+            .map(|i| entry(McpServers, &format!("s{i}")))
+            .collect();
+        many.push(entry(McpServers, "s3"));
+        let keys = display_keys(&many);
+        assert_eq!(keys.last().map(String::as_str), Some("s3#"));
+        assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len());
     }
 
     #[test]
