@@ -10,34 +10,55 @@ use std::io::{self, Write};
 
 use crate::model::Finding;
 use crate::model::Report;
-use crate::render::safe_text::safe_text;
+use crate::render::safe_text::safe_text_cow;
 
-/// A JSON string literal for `s` (quotes and escapes as serde_json writes them).
-fn json_string(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
+/// Append `s` as a JSON string literal (quotes and escapes as serde_json writes them).
+fn push_json_string(buf: &mut Vec<u8>, s: &str) -> io::Result<()> {
+    serde_json::to_writer(buf, s).map_err(io::Error::other)
+}
+
+/// Append one JSONL line for `finding`, without the trailing newline.
+fn push_line(buf: &mut Vec<u8>, finding: &Finding) -> io::Result<()> {
+    let severity = finding.severity();
+    buf.extend_from_slice(b"{\"kind\": \"finding\", \"rule_id\": ");
+    push_json_string(buf, finding.rule.as_str())?;
+    buf.extend_from_slice(b", \"severity\": ");
+    push_json_string(buf, severity.as_str())?;
+    buf.extend_from_slice(b", \"level\": ");
+    push_json_string(buf, severity.level())?;
+    buf.extend_from_slice(b", \"target\": ");
+    push_json_string(buf, &safe_text_cow(&finding.target))?;
+    buf.extend_from_slice(b", \"message\": ");
+    push_json_string(buf, &safe_text_cow(&finding.message))?;
+    buf.extend_from_slice(b", \"snippet\": ");
+    push_json_string(buf, &safe_text_cow(&finding.snippet))?;
+    buf.push(b'}');
+    Ok(())
 }
 
 /// One JSONL line for `finding`, without the trailing newline.
 pub fn line(finding: &Finding) -> String {
-    let severity = finding.severity();
-    format!(
-        "{{\"kind\": \"finding\", \"rule_id\": {}, \"severity\": {}, \"level\": {}, \"target\": {}, \"message\": {}, \"snippet\": {}}}",
-        json_string(finding.rule.as_str()),
-        json_string(severity.as_str()),
-        json_string(severity.level()),
-        json_string(&safe_text(&finding.target)),
-        json_string(&safe_text(&finding.message)),
-        json_string(&safe_text(&finding.snippet)),
-    )
+    let mut buf = Vec::new();
+    // Writing to a Vec cannot fail, and the bytes are UTF-8 JSON.
+    let _ = push_line(&mut buf, finding);
+    String::from_utf8(buf).unwrap_or_default()
 }
+
+/// Lines are collected and handed to `out` in blocks of about this size.
+const FLUSH_AT: usize = 64 * 1024;
 
 /// Write every finding of `report` as one JSON object per line.
 pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(2 * FLUSH_AT);
     for finding in report.findings() {
-        out.write_all(line(finding).as_bytes())?;
-        out.write_all(b"\n")?;
+        push_line(&mut buf, finding)?;
+        buf.push(b'\n');
+        if buf.len() >= FLUSH_AT {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
     }
-    Ok(())
+    out.write_all(&buf)
 }
 
 #[cfg(test)]
