@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::diag::Diag;
 use super::doctor::{self, DoctorOptions, Scan, ScanMode};
-use super::spawn;
+use super::{resources, spawn};
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
@@ -95,39 +95,12 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         };
         spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
     };
-    report_resources(&mut diag);
+    resources::report(&mut diag);
     let code = doctor::exit_code(&report, pin_failed);
     // The process ends here: let the kernel take the report back at once instead of
     // freeing tens of thousands of strings one by one.
     std::mem::forget(report);
     code
-}
-
-/// With `MCP_WARDEN_RESOURCE_REPORT=1`, one stderr line with the peak resident memory
-/// of this process (`VmHWM`: per address space, so it does not inherit the peak of
-/// whatever forked us, as `getrusage` does across exec) and of the reaped parser
-/// child (`RUSAGE_CHILDREN`; its floor is this process's size when it forked), for
-/// `benches/run.py`.
-fn report_resources(diag: &mut Diag) {
-    if std::env::var_os("MCP_WARDEN_RESOURCE_REPORT").is_none_or(|v| v != "1") {
-        return;
-    }
-    use nix::sys::resource::{getrusage, UsageWho};
-    let parent = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok())
-        })
-        .unwrap_or(-1);
-    let child = getrusage(UsageWho::RUSAGE_CHILDREN)
-        .map(|u| u.max_rss())
-        .unwrap_or(-1);
-    diag.raw(&format!(
-        "resources: parent_max_rss_kib={parent} child_max_rss_kib={child}"
-    ));
 }
 
 fn write_report(

@@ -8,5 +8,6 @@ pub mod doctor;
 pub mod locks;
 pub mod open;
 pub mod parse;
+pub mod resources;
 pub mod spawn;
 pub mod validate;

@@ -71,6 +71,7 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
     };
     let output = run_parser::<ParseRequest, ChildMessage>(&request, fds, &limits, policy)
         .map_err(ParseError::Sandbox)?;
+    super::resources::note_child_reaped();
     if output.messages.len() != formats.len() {
         return Err(ParseError::Invalid(InvalidRecord(format!(
             "{} answers to {} files",
