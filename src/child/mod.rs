@@ -33,8 +33,29 @@ pub(crate) mod toml;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
+/// What happens to a JSON parse tree once the records are extracted from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TreeDisposal {
+    /// Free it: a long-lived caller (tests, benches, fuzz targets) parses again.
+    Free,
+    /// Leave it to the kernel: the parser child is a one-shot process under an
+    /// address-space limit, and freeing a tree of tens of thousands of nodes one by
+    /// one just before exiting is measurable (a tenth of the child's time on an
+    /// 8 MiB `~/.claude.json`).
+    LeaveToExit,
+}
+
 /// Parse one file's bytes (already read, at most size_cap bytes) into the answer for that job.
 pub fn parse_file(format: FileFormat, bytes: &[u8]) -> ChildMessage {
+    parse_file_with(format, bytes, TreeDisposal::Free)
+}
+
+/// [`parse_file`] for the parser child, which exits after its last answer.
+pub(crate) fn parse_file_in_child(format: FileFormat, bytes: &[u8]) -> ChildMessage {
+    parse_file_with(format, bytes, TreeDisposal::LeaveToExit)
+}
+
+fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> ChildMessage {
     let text = std::str::from_utf8(bytes).map_err(|e| LoadError {
         kind: LoadErrorKind::Read,
         message: format!("not valid UTF-8 at byte {}", e.valid_up_to()),
@@ -43,7 +64,7 @@ pub fn parse_file(format: FileFormat, bytes: &[u8]) -> ChildMessage {
         FileFormat::Lock => ChildMessage::Lock(text.and_then(lock::read_lock)),
         FileFormat::CodexToml => ChildMessage::Config(text.and_then(toml::codex_config)),
         FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson => {
-            ChildMessage::Config(text.and_then(|t| json_config(t, format)))
+            ChildMessage::Config(text.and_then(|t| json_config(t, format, disposal)))
         }
     }
 }
@@ -83,7 +104,11 @@ pub fn read_capped(
     Ok(buf)
 }
 
-fn json_config(text: &str, format: FileFormat) -> Result<ParsedConfig, LoadError> {
+fn json_config(
+    text: &str,
+    format: FileFormat,
+    disposal: TreeDisposal,
+) -> Result<ParsedConfig, LoadError> {
     let jsonc = format == FileFormat::Jsonc;
     let dialect = if jsonc { "JSONC" } else { "JSON" };
     let bom = text.starts_with('\u{FEFF}');
@@ -114,9 +139,8 @@ fn json_config(text: &str, format: FileFormat) -> Result<ParsedConfig, LoadError
         }
     })?;
     let config = servers::json_config(text, &doc, format == FileFormat::ClaudeJson);
-    // The child is a one-shot process: its heap goes back to the kernel when it
-    // exits. Freeing a tree of tens of thousands of nodes one by one first is
-    // measurable (a tenth of the child's time on an 8 MiB `~/.claude.json`).
-    std::mem::forget(doc);
+    if disposal == TreeDisposal::LeaveToExit {
+        std::mem::forget(doc);
+    }
     config
 }

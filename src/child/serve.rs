@@ -5,7 +5,7 @@ use std::fs::File;
 
 use mcp_warden_sandbox::{serve_child, Sender};
 
-use super::{parse_file, read_capped};
+use super::{parse_file_in_child, read_capped};
 use crate::protocol::{
     ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, PAYLOAD_VERSION,
 };
@@ -19,7 +19,7 @@ pub fn serve() -> ! {
                 sender.send(&answer)?;
                 // Not freed record by record: the process exits after the last job
                 // and its heap is bounded by the address-space limit (see
-                // `parse_file`'s tree for the reason).
+                // `TreeDisposal::LeaveToExit`).
                 std::mem::forget(answer);
             }
             Ok(())
@@ -52,7 +52,7 @@ fn answer(request: &ParseRequest, job: &FileJob, files: &mut [File]) -> ChildMes
     };
     let size_hint = file.metadata().ok().map(|m| m.len());
     match read_capped(file, job.size_cap, size_hint) {
-        Ok(bytes) => parse_file(job.format, &bytes),
+        Ok(bytes) => parse_file_in_child(job.format, &bytes),
         Err(error) => match job.format {
             FileFormat::Lock => ChildMessage::Lock(Err(error)),
             _ => ChildMessage::Config(Err(error)),
