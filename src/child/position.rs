@@ -61,19 +61,28 @@ impl Cursor {
         }
         // Columns count code points: every byte but UTF-8 continuation bytes, and
         // not the `\r` of a `\r\n` whose `\n` lies beyond `target`.
-        let counted = |s: &[u8]| {
-            let n = s
-                .iter()
-                .filter(|&&b| b & 0xC0 != 0x80 && b != b'\r')
-                .count();
-            u32::try_from(n).unwrap_or(u32::MAX)
-        };
+        let counted = |s: &[u8]| u32::try_from(columns_in(s)).unwrap_or(u32::MAX);
         match line_start {
             Some(start) => self.col = 1u32.saturating_add(counted(&segment[start..])),
             None => self.col = self.col.saturating_add(counted(segment)),
         }
         self.i = target;
     }
+}
+
+/// Bytes of `s` that start a code point, not counting `\r`. Counted in chunks of
+/// 255 into a byte-wide counter so that the loop compiles to byte-lane SIMD: a
+/// one-line 8 MiB file is counted whole.
+fn columns_in(s: &[u8]) -> usize {
+    let mut total = 0usize;
+    for chunk in s.chunks(255) {
+        let mut n: u8 = 0;
+        for &b in chunk {
+            n = n.wrapping_add(u8::from((b & 0xC0 != 0x80) & (b != b'\r')));
+        }
+        total += usize::from(n);
+    }
+    total
 }
 
 #[cfg(test)]

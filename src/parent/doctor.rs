@@ -346,6 +346,9 @@ fn add_config(
     diag: &mut Diag,
 ) {
     report.files_read += 1;
+    report
+        .servers
+        .reserve(config.sections.iter().map(|s| s.servers.len()).sum());
     for section in config.sections {
         let label = match &section.project {
             Some(key) => format!("{}#projects[{key}]", file.label),
