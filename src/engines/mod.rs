@@ -13,6 +13,7 @@
 pub mod auth;
 mod keys;
 pub mod mask;
+mod pattern;
 pub mod redact;
 mod refs;
 pub mod secrets;

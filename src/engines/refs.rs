@@ -8,10 +8,8 @@
 //! scan is linear in the input and recursion is bounded.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use regex::Regex;
-
+use super::pattern::Pattern;
 use super::text::{is_py_space, py_strip, shannon_entropy};
 
 /// Nested `${…}` deeper than this is not accepted as a reference: the value is then
@@ -114,8 +112,8 @@ const SECRET_URI_SCHEMES: &[&str] = &[
     "pass",
 ];
 
-static ANGLE_SLOT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"<[^<>]{1,64}>").expect("constant slot pattern"));
+pub(crate) static ANGLE_SLOT: Pattern =
+    Pattern::with_ascii_form(r"<[^<>]{1,64}>", r"<[\x00-\x3B\x3D\x3F-\x7F]{1,64}>");
 
 /// The operator of a `${NAME…}` expansion.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -537,7 +535,8 @@ pub(crate) fn looks_like_placeholder(value: &str) -> bool {
     if v.ends_with("...") && (v.chars().count() <= 12 || filler_ok) {
         return true; // `sk-...`, `your-key...` — never `<key>...`
     }
-    if ANGLE_SLOT.is_match(&v) && only_scheme_words(&ANGLE_SLOT.replace_all(&v, " ")) {
+    let slot = ANGLE_SLOT.for_haystack(&v);
+    if slot.is_match(&v) && only_scheme_words(&slot.replace_all(&v, " ")) {
         return true;
     }
     SCHEME_TYPE_WORDS.contains(&v.replace('_', "-").as_str())

@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::mask::snippet_words;
+use super::pattern::Pattern;
 use super::shell::{split_words, Tok};
 use crate::model::EngineFinding;
 use crate::rules::RuleId;
@@ -23,21 +24,16 @@ const CURL_SNIPPET_LEN: usize = 120;
 
 /// npm: pinned to a version or a registry digest (the reference's rule: `pkg@1`
 /// counts as pinned, `pkg@v1.2.3` does not).
-static NPM_PINNED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"@(\d[\w.\-+]*|sha\d+[:\-][0-9a-fA-F]+)$").expect("constant npm pin pattern")
-});
+pub(crate) static NPM_PINNED: Pattern = Pattern::new(r"@(\d[\w.\-+]*|sha\d+[:\-][0-9a-fA-F]+)$");
 /// Python: a git ref pinned to a full commit.
-static GIT_SHA40: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"@[0-9a-fA-F]{40}\b").expect("constant sha pattern"));
+pub(crate) static GIT_SHA40: Pattern = Pattern::new(r"@[0-9a-fA-F]{40}\b");
 /// uv's own exact-version syntax `pkg@1.2.3` (uv reads it as `pkg==1.2.3`).
-static UV_AT_VERSION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?@\d[\w.+!-]*$")
-        .expect("constant uv pin pattern")
-});
-static PIP_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^pip(\d+(\.\d+)?)?$").expect("constant pip pattern"));
-static PYTHON_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^python(\d+(\.\d+)?)?$").expect("constant python pattern"));
+pub(crate) static UV_AT_VERSION: Pattern = Pattern::with_ascii_form(
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?@\d[\w.+!-]*$",
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[\x00-\x5C\x5E-\x7F]*\])?@\d[\w.+!-]*$",
+);
+pub(crate) static PIP_NAME: Pattern = Pattern::new(r"^pip(\d+(\.\d+)?)?$");
+pub(crate) static PYTHON_NAME: Pattern = Pattern::new(r"^python(\d+(\.\d+)?)?$");
 /// The argument before a shell script: `-c`, `-lc`, `-ec` (sh family), `/c`, `/k`
 /// (cmd), `-Command` (PowerShell).
 static SCRIPT_FLAG: LazyLock<Regex> = LazyLock::new(|| {
