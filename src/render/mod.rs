@@ -27,3 +27,17 @@ pub use next_steps::{
 pub use safe_text::{safe_text, safe_text_capped};
 pub use shell::quote;
 pub use text::{no_configs_line, TextStyle};
+
+/// Reports are built line by line into a buffer that is handed to the writer in
+/// blocks of about this size: a large report has hundreds of thousands of short
+/// lines, and one write per line (or one allocation per line) dominates.
+pub(crate) const FLUSH_AT: usize = 64 * 1024;
+
+/// Hand `buf` to `out` once it holds a block.
+pub(crate) fn flush_if_full(buf: &mut String, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if buf.len() >= FLUSH_AT {
+        out.write_all(buf.as_bytes())?;
+        buf.clear();
+    }
+    Ok(())
+}

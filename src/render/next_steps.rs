@@ -28,6 +28,7 @@ use crate::engines::secrets::contains_vendor_pattern;
 use crate::model::{AuditedServer, Coverage, Report, ServerSpec};
 use crate::render::safe_text::{safe_text_capped, safe_text_capped_cow, safe_text_cow, ARGV_CAP};
 use crate::render::shell::{is_bare, quote};
+use crate::render::{flush_if_full, FLUSH_AT};
 
 /// `pin`'s own option names. An argv word equal to one of these (or of the form
 /// `--name=value`) would be read by `pin` itself, so the line is printed with `--`
@@ -390,17 +391,6 @@ pub fn ci_snippet(checks: &[(String, String)]) -> String {
         push_ci_step(&mut y, lock, command);
     }
     y
-}
-
-/// Lines are collected in a buffer and handed to `out` in blocks of about this size.
-const FLUSH_AT: usize = 64 * 1024;
-
-fn flush_if_full(buf: &mut String, out: &mut dyn Write) -> io::Result<()> {
-    if buf.len() >= FLUSH_AT {
-        out.write_all(buf.as_bytes())?;
-        buf.clear();
-    }
-    Ok(())
 }
 
 /// The Next steps block for every uncovered server, in report order; nothing when

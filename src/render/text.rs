@@ -14,6 +14,7 @@ use unicode_width::UnicodeWidthChar;
 use crate::model::Report;
 use crate::render::next_steps::render_next_steps;
 use crate::render::safe_text::{safe_text, safe_text_cow};
+use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
 
 /// How the human report is drawn. The caller decides (a TTY and no `NO_COLOR`).
@@ -219,18 +220,6 @@ fn flexible_widths(avail: usize, server_nat: usize, message_nat: usize) -> (usiz
 fn border(left: &str, mid: &str, right: &str, widths: &[usize]) -> String {
     let cells: Vec<String> = widths.iter().map(|w| "─".repeat(w + 2)).collect();
     format!("{left}{}{right}", cells.join(mid))
-}
-
-/// Lines are collected in a buffer and handed to `out` in blocks of about this
-/// size: a large report has hundreds of thousands of short lines.
-const FLUSH_AT: usize = 64 * 1024;
-
-fn flush_if_full(buf: &mut String, out: &mut dyn Write) -> io::Result<()> {
-    if buf.len() >= FLUSH_AT {
-        out.write_all(buf.as_bytes())?;
-        buf.clear();
-    }
-    Ok(())
 }
 
 fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
