@@ -33,12 +33,13 @@
 //!   (one JSON-RPC message per input line) ends in a surface or an error, never
 //!   asks for more pages or keeps more items than its limits allow, and a surface
 //!   it accepts builds a lock that pin reads back unchanged and doctor's lock
-//!   reader accepts as approved, with the same digests.
+//!   reader accepts as approved, with the same digests. The same bytes also go
+//!   through the Streamable HTTP transport's SSE reader as a response body.
 //!
 //! Time and memory bounds ([`check_time`], [`check_memory`]) are checked by the
 //! harnesses, which own the clock and the counting allocator.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
 use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};
@@ -50,6 +51,7 @@ use crate::engines::secrets::{contains_vendor_pattern, has_vendor_secret};
 use crate::model::ServerSpec;
 use crate::parent::locks::{approval_problem, coverage};
 use crate::parent::validate::check_message;
+use crate::pin::capture::http::{read_sse_events, SseStop, MAX_QUEUED as SSE_MAX_QUEUED};
 use crate::pin::capture::jsonrpc::{run_capture, Transport, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::pin::capture::{CaptureError, Limits as CaptureLimits};
 use crate::pin::lock::build::{build_lock, Approval};
@@ -93,6 +95,46 @@ pub fn run(target: &str, data: &[u8]) {
 
 // ---------------------------------------------------------------------------
 // Resource bounds (checked by the harnesses).
+
+/// The same bytes as the body of an HTTP response in SSE form, through the Streamable
+/// HTTP transport's event reader: it stops (events or a reason, never a panic), keeps
+/// no more messages than its queue limit plus one event's worth, gives a bounded
+/// reason, queues nothing from a body without a `data:` line, and is deterministic.
+fn sse_body(data: &[u8]) {
+    const EVENT_BYTES: usize = 4096;
+    let far = std::time::Instant::now() + Duration::from_secs(3600);
+    let read = || {
+        let mut queue = VecDeque::new();
+        let result = read_sse_events(data, EVENT_BYTES, Some(1), far, &mut queue);
+        (result, queue)
+    };
+    let (result, queue) = read();
+    assert!(
+        queue.len() <= SSE_MAX_QUEUED + EVENT_BYTES,
+        "mcp_message: the SSE reader buffered {} messages",
+        queue.len()
+    );
+    if !queue.is_empty() {
+        assert!(
+            data.windows(5).any(|w| w == b"data:"),
+            "mcp_message: SSE messages queued from a body without a data: line"
+        );
+    }
+    match &result {
+        Ok(()) => {}
+        Err(SseStop::Failed(why)) => assert!(
+            why.len() <= 512,
+            "mcp_message: an SSE stop reason of {} bytes",
+            why.len()
+        ),
+        Err(SseStop::TimedOut) => panic!("mcp_message: an in-memory SSE body timed out"),
+    }
+    let (again, queue_again) = read();
+    assert!(
+        again == result && queue_again == queue,
+        "mcp_message: the SSE reader is not deterministic"
+    );
+}
 
 /// Time bound for one input: 2 s + 50 µs per input byte (5.3 s at libFuzzer's
 /// `-max_len=65536`, under the `-timeout=10` the campaign uses). Every parser is
@@ -902,6 +944,7 @@ impl Transport for Script<'_> {
 
 /// `mcp_message` target.
 pub fn mcp_message(data: &[u8]) {
+    sse_body(data);
     let limits = capture_limits();
     let newline: fn(&u8) -> bool = |b| *b == b'\n';
     let mut script = Script {

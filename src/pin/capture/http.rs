@@ -27,7 +27,7 @@ pub fn display_url(url: &str) -> String {
 }
 
 /// Messages buffered from one HTTP response at most.
-const MAX_QUEUED: usize = 10_000;
+pub(crate) const MAX_QUEUED: usize = 10_000;
 
 struct HttpTransport<'a> {
     agent: ureq::Agent,
@@ -57,21 +57,7 @@ impl HttpTransport<'_> {
     }
 
     fn enqueue(&mut self, v: Value) {
-        match v {
-            Value::Array(items) => self.queue.extend(items),
-            other => self.queue.push_back(other),
-        }
-    }
-
-    fn answers(v: &Value, id: u64) -> bool {
-        let is = |m: &Value| {
-            m.get("id").and_then(Value::as_u64) == Some(id)
-                && (m.get("result").is_some() || m.get("error").is_some())
-        };
-        match v {
-            Value::Array(items) => items.iter().any(is),
-            other => is(other),
-        }
+        enqueue(&mut self.queue, v);
     }
 
     /// Read SSE events until the answer to `expect` arrived or the stream ends.
@@ -81,70 +67,119 @@ impl HttpTransport<'_> {
         expect: Option<u64>,
         deadline: Instant,
     ) -> Result<(), CaptureError> {
-        let mut reader = BufReader::new(body.take(u64::MAX));
-        let mut data = String::new();
-        let mut line = Vec::new();
-        // One response may carry several events, but not without end.
-        let budget = (self.max_bytes as u64).saturating_mul(4);
-        let mut total: u64 = 0;
-        loop {
-            if Instant::now() >= deadline {
-                return Err(self.timeout_error());
+        read_sse_events(body, self.max_bytes, expect, deadline, &mut self.queue).map_err(|stop| {
+            match stop {
+                SseStop::TimedOut => self.timeout_error(),
+                SseStop::Failed(why) => self.failure(why),
             }
-            line.clear();
-            // Bounded line read: never more than one message's worth.
-            let n = (&mut reader)
-                .take(self.max_bytes as u64 + 1)
-                .read_until(b'\n', &mut line)
-                .map_err(|e| {
-                    // ureq reports its deadline as an I/O error from the body reader.
-                    let near_deadline = deadline.saturating_duration_since(Instant::now())
-                        < Duration::from_millis(250);
-                    if e.kind() == std::io::ErrorKind::TimedOut || near_deadline {
-                        self.timeout_error()
-                    } else {
-                        self.failure(e)
-                    }
-                })?;
-            if n == 0 {
-                return Ok(());
-            }
-            total = total.saturating_add(n as u64);
-            if total > budget || self.queue.len() > MAX_QUEUED {
-                return Err(self.failure(format!(
-                    "an SSE response exceeded {budget} bytes or {MAX_QUEUED} events"
-                )));
-            }
-            if line.len() > self.max_bytes || data.len() + line.len() > self.max_bytes {
-                return Err(self.failure(format!(
-                    "an SSE event is larger than {} bytes",
-                    self.max_bytes
-                )));
-            }
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches(['\n', '\r']);
-            if text.is_empty() {
-                if !data.is_empty() {
-                    let v: Value = serde_json::from_str(&data).map_err(|e| {
-                        self.failure(format!("protocol error: an SSE event is not JSON ({e})"))
-                    })?;
-                    data.clear();
-                    let done = expect.is_some_and(|id| Self::answers(&v, id));
-                    self.enqueue(v);
-                    if done {
-                        return Ok(());
-                    }
-                }
-                continue;
-            }
-            if let Some(rest) = text.strip_prefix("data:") {
-                if !data.is_empty() {
-                    data.push('\n');
-                }
-                data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-            }
-            // `event:`, `id:`, `retry:` and comments carry nothing we need.
+        })
+    }
+}
+
+/// A batch is queued message by message.
+fn enqueue(queue: &mut VecDeque<Value>, v: Value) {
+    match v {
+        Value::Array(items) => queue.extend(items),
+        other => queue.push_back(other),
+    }
+}
+
+/// Whether `v` (a message or a batch) answers request `id`.
+fn answers(v: &Value, id: u64) -> bool {
+    let is = |m: &Value| {
+        m.get("id").and_then(Value::as_u64) == Some(id)
+            && (m.get("result").is_some() || m.get("error").is_some())
+    };
+    match v {
+        Value::Array(items) => items.iter().any(is),
+        other => is(other),
+    }
+}
+
+/// Why an SSE body was not read to its end or to the expected answer.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum SseStop {
+    /// The deadline passed.
+    TimedOut,
+    /// The stream broke a limit, was not JSON, or could not be read.
+    Failed(String),
+}
+
+/// Read the server-sent events of one response body into `queue` until the answer to
+/// `expect` arrived or the body ends. Everything here comes from the server, so it is
+/// bounded: a line or an event holds at most `max_bytes`, the body at most four times
+/// that, and at most [`MAX_QUEUED`] messages are buffered. Only `data:` lines carry
+/// anything; `event:`, `id:`, `retry:` and comments are skipped. The `mcp_message`
+/// fuzz target drives this with arbitrary bodies.
+pub(crate) fn read_sse_events(
+    body: impl Read,
+    max_bytes: usize,
+    expect: Option<u64>,
+    deadline: Instant,
+    queue: &mut VecDeque<Value>,
+) -> Result<(), SseStop> {
+    let mut reader = BufReader::new(body);
+    let mut data = String::new();
+    let mut line = Vec::new();
+    // One response may carry several events, but not without end.
+    let budget = (max_bytes as u64).saturating_mul(4);
+    let mut total: u64 = 0;
+    loop {
+        if Instant::now() >= deadline {
+            return Err(SseStop::TimedOut);
         }
+        line.clear();
+        // Bounded line read: never more than one message's worth.
+        let n = (&mut reader)
+            .take(max_bytes as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| {
+                // ureq reports its deadline as an I/O error from the body reader.
+                let near_deadline =
+                    deadline.saturating_duration_since(Instant::now()) < Duration::from_millis(250);
+                if e.kind() == std::io::ErrorKind::TimedOut || near_deadline {
+                    SseStop::TimedOut
+                } else {
+                    SseStop::Failed(e.to_string())
+                }
+            })?;
+        if n == 0 {
+            return Ok(());
+        }
+        total = total.saturating_add(n as u64);
+        if total > budget || queue.len() > MAX_QUEUED {
+            return Err(SseStop::Failed(format!(
+                "an SSE response exceeded {budget} bytes or {MAX_QUEUED} events"
+            )));
+        }
+        if line.len() > max_bytes || data.len() + line.len() > max_bytes {
+            return Err(SseStop::Failed(format!(
+                "an SSE event is larger than {max_bytes} bytes"
+            )));
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.is_empty() {
+            if !data.is_empty() {
+                let v: Value = serde_json::from_str(&data).map_err(|e| {
+                    SseStop::Failed(format!("protocol error: an SSE event is not JSON ({e})"))
+                })?;
+                data.clear();
+                let done = expect.is_some_and(|id| answers(&v, id));
+                enqueue(queue, v);
+                if done {
+                    return Ok(());
+                }
+            }
+            continue;
+        }
+        if let Some(rest) = text.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+        }
+        // `event:`, `id:`, `retry:` and comments carry nothing we need.
     }
 }
 
@@ -293,5 +328,44 @@ mod tests {
             super::display_url("https://u:p@h.example:8443/mcp?token=x#f"),
             "https://h.example:8443/mcp"
         );
+    }
+
+    fn sse(body: &str, max: usize) -> (Result<(), super::SseStop>, Vec<serde_json::Value>) {
+        let mut queue = std::collections::VecDeque::new();
+        let far = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let r = super::read_sse_events(body.as_bytes(), max, Some(1), far, &mut queue);
+        (r, queue.into_iter().collect())
+    }
+
+    #[test]
+    fn sse_events_stop_at_the_answer_and_skip_what_carries_nothing() {
+        let body = ": comment\nevent: message\nid: 7\ndata: {\"method\":\"n\"}\n\n\
+                    data: {\"id\":1,\r\ndata: \"result\":{}}\n\ndata: {\"id\":2}\n\n";
+        let (r, q) = sse(body, 1024);
+        assert_eq!(r, Ok(()));
+        // Multi-line data joins with LF; reading stops after the answer to id 1.
+        assert_eq!(
+            q,
+            vec![
+                serde_json::json!({"method": "n"}),
+                serde_json::json!({"id": 1, "result": {}})
+            ]
+        );
+        // A batch is queued message by message.
+        let (_, q) = sse("data: [{\"a\":1},{\"b\":2}]\n\n", 1024);
+        assert_eq!(q.len(), 2);
+    }
+
+    #[test]
+    fn sse_limits_and_garbage_are_reasons_not_panics() {
+        let (r, _) = sse(&format!("data: {}\n\n", "1".repeat(100)), 64);
+        assert!(matches!(r, Err(super::SseStop::Failed(w)) if w.contains("larger than 64 bytes")));
+        let (r, _) = sse("data: {not json\n\n", 1024);
+        assert!(matches!(r, Err(super::SseStop::Failed(w)) if w.contains("not JSON")));
+        let many = "data: 1\n\n".repeat(100);
+        let (r, _) = sse(&many, 64);
+        assert!(matches!(r, Err(super::SseStop::Failed(w)) if w.contains("exceeded 256 bytes")));
+        // A body that ends without a blank line leaves the partial event unread.
+        assert_eq!(sse("data: {}", 64), (Ok(()), vec![]));
     }
 }
