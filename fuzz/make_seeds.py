@@ -451,6 +451,16 @@ MCP = [
     [rpc(0, INIT), rpc(1, {"tools": [{"name": "t%d" % i, "inputSchema": {"type": "object"}} for i in range(40)]})],
 ]
 
+# The same messages as Streamable HTTP response bodies (server-sent events): one event
+# per message, comments and other fields, a multi-line data field, a batch, CRLF.
+SSE = [
+    "".join("event: message\nid: %d\ndata: %s\n\n" % (i, m) for i, m in enumerate(MCP[0])),
+    ": keep-alive\n\ndata: " + rpc(0, INIT) + "\r\n\r\nretry: 10\n\n",
+    "data: {\"jsonrpc\": \"2.0\",\ndata: \"id\": 1, \"result\": {\"tools\": []}}\n\n",
+    "data: [" + rpc(0, INIT) + ", " + rpc(1, {"tools": [TOOL]}) + "]\n\n",
+    "data: {not json\n\ndata:" + rpc(1, {}) + "\n\n",
+]
+
 
 def main():
     for v in JSON_CONFIGS:
@@ -477,6 +487,8 @@ def main():
         write("frame", s)
     for lines in MCP:
         write("mcp_message", "\n".join(lines) + "\n")
+    for body in SSE:
+        write("mcp_message", body)
 
 
 if __name__ == "__main__":
