@@ -418,6 +418,11 @@ fn audit_servers(
     locks: &[(String, LockSummary)],
     mode: ScanMode,
 ) {
+    // One flag per server, whatever the caller collected: a server must never drop
+    // out of the audit because the two lists disagree in length.
+    let mut flags = ambiguous.to_vec();
+    flags.resize(servers.len(), false);
+    let ambiguous = flags.as_slice();
     let audit = |servers: &mut [AuditedServer], ambiguous: &[bool]| {
         for (server, &ambiguous) in servers.iter_mut().zip(ambiguous) {
             let (coverage, findings) = match mode {
@@ -627,6 +632,54 @@ mod tests {
             column: 1,
             body: Ok(ServerBody::default()),
         }
+    }
+
+    fn unaudited(i: usize) -> AuditedServer {
+        let spec = crate::model::ServerSpec {
+            command: Some("npx".into()),
+            args: vec!["-y".into(), format!("pkg-{i}")],
+            env: vec![(
+                "API_TOKEN".into(),
+                format!("sk-{}", "a1B2".repeat(6 + i % 3)),
+            )],
+            ..Default::default()
+        };
+        AuditedServer {
+            source: 0,
+            name: format!("s{i}"),
+            target: format!("~/.cursor/mcp.json#s{i}"),
+            spec,
+            line: 1,
+            column: 1,
+            findings: Vec::new(),
+            coverage: Coverage::Approved,
+            lock_name: None,
+        }
+    }
+
+    #[test]
+    fn audit_on_several_threads_equals_one_server_at_a_time() {
+        let n = 3 * SERVERS_PER_THREAD + 7;
+        let mut servers: Vec<AuditedServer> = (0..n).map(unaudited).collect();
+        let ambiguous: Vec<bool> = (0..n).map(|i| i % 5 == 0).collect();
+        audit_servers(&mut servers, &ambiguous, &[], ScanMode::Doctor);
+        for (i, server) in servers.iter().enumerate() {
+            let alone = unaudited(i);
+            let expected = server_findings(
+                &alone.name,
+                &alone.spec,
+                i % 5 == 0,
+                &Coverage::None,
+                &alone.target,
+            );
+            assert_eq!(server.coverage, Coverage::None, "server {i}");
+            assert_eq!(server.findings, expected, "server {i}");
+            assert!(!server.findings.is_empty(), "server {i} was not audited");
+        }
+        // A short flag list never drops a server from the audit.
+        let mut servers: Vec<AuditedServer> = (0..n).map(unaudited).collect();
+        audit_servers(&mut servers, &ambiguous[..10], &[], ScanMode::Doctor);
+        assert!(servers.iter().all(|s| !s.findings.is_empty()));
     }
 
     #[test]
