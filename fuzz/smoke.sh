@@ -22,7 +22,7 @@ fi
 # The dictionary each target uses, if any.
 dict_for() {
   case "$1" in
-    json | jsonc | lock) echo fuzz/dict/json.dict ;;
+    json | jsonc | lock | mcp_message) echo fuzz/dict/json.dict ;;
     toml | pin_command | safe_text) echo "fuzz/dict/$1.dict" ;;
     *) echo "" ;;
   esac
