@@ -64,10 +64,10 @@ static VENDOR_SET: LazyLock<RegexSet> = LazyLock::new(|| {
     RegexSet::new(VENDOR_PATTERNS.iter().map(|(_, pat)| *pat)).expect("constant vendor patterns")
 });
 
-/// The vendor patterns without their word boundaries. Findings keep the boundaries
-/// (the reference's verdicts); what may be *printed* does not: a token glued to other
-/// text (`xyzghp_…`) is still a token to whoever reads the line.
-/// One automaton, like [`VENDOR_SET`].
+/// The vendor patterns without their word boundaries, in one automaton like
+/// [`VENDOR_SET`]. Findings keep the boundaries (the reference's verdicts); what may
+/// be *printed* does not: a token glued to other text (`xyzghp_…`) is still a token
+/// to whoever reads the line.
 static VENDOR_UNBOUNDED_SET: LazyLock<RegexSet> = LazyLock::new(|| {
     RegexSet::new(
         VENDOR_PATTERNS
@@ -104,15 +104,17 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
         return out;
     }
     let mut seen: HashSet<&str> = HashSet::new();
-    // One pass answers the common case (no vendor secret); only then each pattern.
-    let any_vendor = VENDOR_SET.is_match(value);
-    for (rule, re) in VENDORS.iter().filter(|_| any_vendor) {
-        for m in re.find_iter(value) {
-            seen.insert(m.as_str());
-            out.push(Hit {
-                rule: *rule,
-                span: m.range(),
-            });
+    // One pass answers the common case (no vendor secret); only then are the
+    // per-pattern regexes compiled and run.
+    if VENDOR_SET.is_match(value) {
+        for (rule, re) in VENDORS.iter() {
+            for m in re.find_iter(value) {
+                seen.insert(m.as_str());
+                out.push(Hit {
+                    rule: *rule,
+                    span: m.range(),
+                });
+            }
         }
     }
     let vendor_spans: Vec<Range<usize>> = out.iter().map(|h| h.span.clone()).collect();
