@@ -96,46 +96,6 @@ pub fn run(target: &str, data: &[u8]) {
 // ---------------------------------------------------------------------------
 // Resource bounds (checked by the harnesses).
 
-/// The same bytes as the body of an HTTP response in SSE form, through the Streamable
-/// HTTP transport's event reader: it stops (events or a reason, never a panic), keeps
-/// no more messages than its queue limit plus one event's worth, gives a bounded
-/// reason, queues nothing from a body without a `data:` line, and is deterministic.
-fn sse_body(data: &[u8]) {
-    const EVENT_BYTES: usize = 4096;
-    let far = std::time::Instant::now() + Duration::from_secs(3600);
-    let read = || {
-        let mut queue = VecDeque::new();
-        let result = read_sse_events(data, EVENT_BYTES, Some(1), far, &mut queue);
-        (result, queue)
-    };
-    let (result, queue) = read();
-    assert!(
-        queue.len() <= SSE_MAX_QUEUED + EVENT_BYTES,
-        "mcp_message: the SSE reader buffered {} messages",
-        queue.len()
-    );
-    if !queue.is_empty() {
-        assert!(
-            data.windows(5).any(|w| w == b"data:"),
-            "mcp_message: SSE messages queued from a body without a data: line"
-        );
-    }
-    match &result {
-        Ok(()) => {}
-        Err(SseStop::Failed(why)) => assert!(
-            why.len() <= 512,
-            "mcp_message: an SSE stop reason of {} bytes",
-            why.len()
-        ),
-        Err(SseStop::TimedOut) => panic!("mcp_message: an in-memory SSE body timed out"),
-    }
-    let (again, queue_again) = read();
-    assert!(
-        again == result && queue_again == queue,
-        "mcp_message: the SSE reader is not deterministic"
-    );
-}
-
 /// Time bound for one input: 2 s + 50 µs per input byte (5.3 s at libFuzzer's
 /// `-max_len=65536`, under the `-timeout=10` the campaign uses). Every parser is
 /// linear; a release build needs well under 1 µs per byte.
@@ -940,6 +900,46 @@ impl Transport for Script<'_> {
         }
         Err(CaptureError::new("the server closed its stdout"))
     }
+}
+
+/// The same bytes as the body of an HTTP response in SSE form, through the Streamable
+/// HTTP transport's event reader: it stops (events or a reason, never a panic), keeps
+/// no more messages than its queue limit plus one event's worth, gives a bounded
+/// reason, queues nothing from a body without a `data:` line, and is deterministic.
+fn sse_body(data: &[u8]) {
+    const EVENT_BYTES: usize = 4096;
+    let far = std::time::Instant::now() + Duration::from_secs(3600);
+    let read = || {
+        let mut queue = VecDeque::new();
+        let result = read_sse_events(data, EVENT_BYTES, Some(1), far, &mut queue);
+        (result, queue)
+    };
+    let (result, queue) = read();
+    assert!(
+        queue.len() <= SSE_MAX_QUEUED + EVENT_BYTES,
+        "mcp_message: the SSE reader buffered {} messages",
+        queue.len()
+    );
+    if !queue.is_empty() {
+        assert!(
+            data.windows(5).any(|w| w == b"data:"),
+            "mcp_message: SSE messages queued from a body without a data: line"
+        );
+    }
+    match &result {
+        Ok(()) => {}
+        Err(SseStop::Failed(why)) => assert!(
+            why.len() <= 512,
+            "mcp_message: an SSE stop reason of {} bytes",
+            why.len()
+        ),
+        Err(SseStop::TimedOut) => panic!("mcp_message: an in-memory SSE body timed out"),
+    }
+    let (again, queue_again) = read();
+    assert!(
+        again == result && queue_again == queue,
+        "mcp_message: the SSE reader is not deterministic"
+    );
 }
 
 /// `mcp_message` target.

@@ -27,3 +27,5 @@ pub mod pin;
 pub mod protocol;
 pub mod render;
 pub mod rules;
+#[cfg(test)]
+mod test_gen;

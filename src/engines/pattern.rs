@@ -135,18 +135,11 @@ mod tests {
 
     #[test]
     fn ascii_form_matches_like_the_unicode_form_on_ascii() {
-        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut generated = crate::test_gen::Generated::new(0x853c_49e6_748f_ea9b);
         for (name, pattern, pieces) in cases() {
             let (unicode, ascii) = pattern.forms();
             for _ in 0..4000 {
-                let mut hay = String::new();
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                for k in 0..(seed % 14) {
-                    let pick = seed.rotate_left((k * 5) as u32) % pieces.len() as u64;
-                    hay.push_str(pieces[pick as usize]);
-                }
+                let hay = generated.text(&pieces, 14);
                 assert!(hay.is_ascii());
                 let spans = |re: &Regex| re.find_iter(&hay).map(|m| m.range()).collect::<Vec<_>>();
                 assert_eq!(spans(&unicode), spans(&ascii), "{name} on {hay:?}");

@@ -368,6 +368,14 @@ jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
 \x20     - name: Install mcp-warden\n\
 \x20       run: cargo install mcp-warden --locked\n";
 
+/// The workflow's path as a comment, then [`CI_HEADER`].
+fn push_ci_header(buf: &mut String) {
+    buf.push_str("# ");
+    buf.push_str(WORKFLOW_PATH);
+    buf.push('\n');
+    buf.push_str(CI_HEADER);
+}
+
 /// One `check` step. The command is a YAML literal block (`run: |`), so no character
 /// of it is YAML syntax; lock names are slugs, safe as plain scalars.
 fn push_ci_step(buf: &mut String, lock: &str, command: &str) {
@@ -386,7 +394,8 @@ fn push_ci_step(buf: &mut String, lock: &str, command: &str) {
 /// A GitHub Actions workflow that installs mcp-warden and runs one `check` step per
 /// `(lock, command)`.
 pub fn ci_snippet(checks: &[(String, String)]) -> String {
-    let mut y = format!("# {WORKFLOW_PATH}\n{CI_HEADER}");
+    let mut y = String::new();
+    push_ci_header(&mut y);
     for (lock, command) in checks {
         push_ci_step(&mut y, lock, command);
     }
@@ -428,9 +437,9 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
     }
     buf.push('\n');
     buf.push_str(&format!(
-        "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:\n# {WORKFLOW_PATH}\n"
+        "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:\n"
     ));
-    buf.push_str(CI_HEADER);
+    push_ci_header(&mut buf);
     let mut command = String::new();
     for ((_, lock), shown) in uncovered.iter().zip(&launches) {
         command.clear();

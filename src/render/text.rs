@@ -99,15 +99,22 @@ fn severity_sgr(severity: Severity) -> &'static str {
     }
 }
 
-/// Append `text` to `buf`, wrapped in `sgr` … reset when colour is on.
-fn push_painted(buf: &mut String, style: TextStyle, sgr: &str, text: &str) {
-    if style.color && !sgr.is_empty() {
+/// Append `text` padded to `width` columns, wrapped in `sgr` … reset when colour is
+/// on (the padding inside, so a coloured cell keeps its width).
+fn push_painted(buf: &mut String, style: TextStyle, sgr: &str, text: &str, width: usize) {
+    let colored = style.color && !sgr.is_empty();
+    if colored {
         buf.push_str(sgr);
-        buf.push_str(text);
-        buf.push_str(RESET);
-    } else {
-        buf.push_str(text);
     }
+    push_padded(buf, text, width);
+    if colored {
+        buf.push_str(RESET);
+    }
+}
+
+/// The severity cell, coloured by severity.
+fn push_severity(buf: &mut String, style: TextStyle, severity: Severity, width: usize) {
+    push_painted(buf, style, severity_sgr(severity), severity.as_str(), width);
 }
 
 /// Terminal columns taken by `s`: wide characters count 2, zero-width ones 0.
@@ -256,6 +263,7 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
         style,
         BOLD,
         &format!("Posture findings ({})", rows.len()),
+        0,
     );
     buf.push('\n');
     if avail < 2 * MIN_WRAPPED {
@@ -264,7 +272,7 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
         let text_w = style.width.saturating_sub(INDENT + 2).max(MIN_WRAPPED);
         for row in &rows {
             buf.push_str("  ");
-            push_painted_padded(&mut buf, style, row.severity, sev_w);
+            push_severity(&mut buf, style, row.severity, sev_w);
             buf.push_str("  ");
             buf.push_str(row.rule);
             buf.push('\n');
@@ -290,13 +298,7 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
     buf.push_str(V);
     for (h, w) in headers.iter().zip(widths) {
         buf.push(' ');
-        if style.color {
-            buf.push_str(BOLD);
-            push_padded(&mut buf, h, w);
-            buf.push_str(RESET);
-        } else {
-            push_padded(&mut buf, h, w);
-        }
+        push_painted(&mut buf, style, BOLD, h, w);
         buf.push(' ');
         buf.push_str(V);
     }
@@ -307,20 +309,19 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
     let mut last_message: Option<(&str, Vec<&str>)> = None;
     for row in &rows {
         let server_lines = wrap_target(&row.target, server_w);
-        let message_lines = match &last_message {
-            Some((text, lines)) if *text == &*row.message => lines.clone(),
-            _ => {
-                let lines = wrap(&row.message, message_w);
-                last_message = Some((&row.message, lines.clone()));
-                lines
-            }
-        };
+        if last_message
+            .as_ref()
+            .is_none_or(|(text, _)| *text != &*row.message)
+        {
+            last_message = Some((&row.message, wrap(&row.message, message_w)));
+        }
+        let message_lines = last_message.as_ref().map_or(&[][..], |(_, l)| l.as_slice());
         let height = server_lines.len().max(message_lines.len());
         for i in 0..height {
             buf.push_str(V);
             buf.push(' ');
             if i == 0 {
-                push_painted_padded(&mut buf, style, row.severity, sev_w);
+                push_severity(&mut buf, style, row.severity, sev_w);
                 buf.push(' ');
                 buf.push_str(V);
                 buf.push(' ');
@@ -357,19 +358,6 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
     buf.push_str(&border("└", "┴", "┘", &widths));
     buf.push('\n');
     out.write_all(buf.as_bytes())
-}
-
-/// The severity cell: padded to `width`, coloured by severity when colour is on.
-fn push_painted_padded(buf: &mut String, style: TextStyle, severity: Severity, width: usize) {
-    let sgr = severity_sgr(severity);
-    let colored = style.color && !sgr.is_empty();
-    if colored {
-        buf.push_str(sgr);
-    }
-    push_padded(buf, severity.as_str(), width);
-    if colored {
-        buf.push_str(RESET);
-    }
 }
 
 /// Write the human report for `report`.
