@@ -46,7 +46,6 @@ use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};
 
 use crate::child::parse_file;
 use crate::digest;
-use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
 use crate::engines::secrets::{contains_vendor_pattern, has_vendor_secret};
 use crate::model::ServerSpec;
 use crate::parent::locks::{approval_problem, coverage};
@@ -64,7 +63,8 @@ use crate::render::next_steps::{
     lock_file_name, pin_command, APPROVER_PLACEHOLDER, MISSING_COMMAND, PIN_OPTION_NAMES,
     REDACTED_ARG, REDACTED_URL,
 };
-use crate::render::safe_text::{is_neutralised, safe_text, safe_text_capped, ARGV_CAP, ELLIPSIS};
+use crate::text::mask::{mask_args, mask_url, ArgView, UrlView};
+use crate::text::safe_text::{is_neutralised, safe_text, safe_text_capped, ARGV_CAP, ELLIPSIS};
 
 /// The fuzz targets, in the order CI runs them.
 pub const TARGETS: &[&str] = &[
@@ -1031,7 +1031,7 @@ mod tests {
         for w in [
             "", "a b", "it's", "a\\b", "'\\", "=x", "%self", "$HOME", "日本",
         ] {
-            let q = crate::render::shell::quote(w);
+            let q = crate::text::quote::quote(w);
             assert_eq!(
                 shell_words(&format!("x {q} y")),
                 Ok(vec!["x".into(), w.into(), "y".into()])

@@ -29,3 +29,4 @@ pub mod render;
 pub mod rules;
 #[cfg(test)]
 mod test_gen;
+pub mod text;

@@ -3,7 +3,7 @@
 //! Values here have already crossed the child→parent boundary and passed
 //! [`crate::parent::validate`]; their strings are bounded but still hostile
 //! (they may hold control characters), so every renderer passes them through
-//! `crate::render::safe_text`.
+//! `crate::text::safe_text`.
 
 use crate::rules::{RuleId, Severity};
 

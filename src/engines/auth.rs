@@ -7,13 +7,13 @@
 //! and go through safe_text downstream; snippets are always redacted here.
 
 use super::keys::is_auth_key;
-use super::mask::{classify_arg, percent_decode, url_credentials};
-use super::redact::redact_secret;
 use super::secrets::{scan_field, scan_launch_text};
 use super::text::py_strip;
-use super::url::{is_local_host, split};
 use crate::model::{EngineFinding, ServerSpec};
 use crate::rules::RuleId;
+use crate::text::mask::{classify_arg, percent_decode, url_credentials};
+use crate::text::redact::redact_secret;
+use crate::text::url::{is_local_host, split};
 
 pub use super::refs::is_secret_reference;
 

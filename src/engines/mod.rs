@@ -7,19 +7,17 @@
 //! * [`auth`] — WRD-AUTH-* verdicts and the WRD-SEC-* scan of a whole server.
 //! * [`secrets`] — vendor patterns, the entropy heuristic, token-likeness.
 //! * [`supply`] — WRD-SUP-* launcher grammars and pin rules.
-//! * [`mask`] — what the printed `pin` command must hide.
-//! * [`redact`] — the one redactor for snippets.
+//!
+//! What a printed line may show of a credential (masking, redaction) and the URL
+//! splitter live in [`crate::text`], shared with every printer.
 
 pub mod auth;
-mod keys;
-pub mod mask;
+pub(crate) mod keys;
 mod pattern;
-pub mod redact;
-mod refs;
+pub(crate) mod refs;
 pub mod secrets;
-mod shell;
+pub(crate) mod shell;
 pub mod supply;
 #[cfg(test)]
 pub(crate) mod tests;
-mod text;
-mod url;
+pub(crate) mod text;

@@ -12,10 +12,10 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use super::redact::redact_secret;
 use super::text::shannon_entropy;
 use crate::model::EngineFinding;
 use crate::rules::RuleId;
+use crate::text::redact::redact_secret;
 
 /// Entropy threshold, minimum token length and alphanumeric share of the reference.
 pub(crate) const ENTROPY_THRESHOLD: f64 = 4.0;
@@ -214,21 +214,25 @@ pub(crate) fn secret_spans(value: &str) -> Vec<Range<usize>> {
     spans
 }
 
-/// Replace every secret in `value` by its [`redact_secret`] form, keeping the rest:
-/// `pkg@ghp_…(len=40)` still says which package was meant.
-pub(crate) fn redact_in_place(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut at = 0;
-    for s in secret_spans(value) {
-        if s.start < at {
-            continue; // overlaps a span already redacted
-        }
-        out.push_str(value.get(at..s.start).unwrap_or_default());
-        out.push_str(&redact_secret(value.get(s.clone()).unwrap_or_default()));
-        at = s.end;
+/// The vendor patterns without their word boundaries, one regex each, for
+/// [`vendor_pattern_spans`]; compiled only when [`VENDOR_UNBOUNDED_SET`] matched.
+static VENDORS_UNBOUNDED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    VENDOR_PATTERNS
+        .iter()
+        .map(|(_, pat)| Regex::new(&pat.replace(r"\b", "")).expect("constant vendor pattern"))
+        .collect()
+});
+
+/// Byte ranges of every vendor-pattern token in `value`, even glued to other text
+/// (the spans of [`contains_vendor_pattern`]).
+pub(crate) fn vendor_pattern_spans(value: &str) -> Vec<Range<usize>> {
+    if !VENDOR_UNBOUNDED_SET.is_match(value) {
+        return Vec::new();
     }
-    out.push_str(value.get(at..).unwrap_or_default());
-    out
+    VENDORS_UNBOUNDED
+        .iter()
+        .flat_map(|re| re.find_iter(value).map(|m| m.range()))
+        .collect()
 }
 
 /// Whether an alphanumeric piece reads as a word (or a number) rather than as
@@ -422,12 +426,5 @@ mod tests {
         assert!(looks_like_token("8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"));
         assert!(looks_like_token("9f8e7d6c5b4a3e2d1c0b9a8f"));
         assert!(!looks_like_token("context7-mcp"));
-    }
-
-    #[test]
-    fn redact_in_place_keeps_context() {
-        let gh = format!("pkg@ghp_{}", "A1b2C3d4E5f6".repeat(3));
-        assert_eq!(redact_in_place(&gh), "pkg@ghp_…(len=40)");
-        assert_eq!(redact_in_place("plain-words"), "plain-words");
     }
 }

@@ -11,11 +11,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::mask::snippet_words;
 use super::pattern::Pattern;
 use super::shell::{split_words, Tok};
 use crate::model::EngineFinding;
 use crate::rules::RuleId;
+use crate::text::mask::snippet_words;
 
 /// How deep `sh -c "… sh -c '…'"` nesting is followed.
 const MAX_SCRIPT_DEPTH: usize = 4;

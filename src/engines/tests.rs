@@ -3,10 +3,10 @@
 //! divergence, named `…_unlike_reference`.
 
 use super::auth::audit_server;
-use super::redact::redact_secret;
 use super::supply::check_launch;
 use crate::model::{EngineFinding, ServerSpec};
 use crate::rules::RuleId;
+use crate::text::redact::redact_secret;
 
 const LIT: &str = "9f8e7d6c5b4a";
 const LIT24: &str = "9f8e7d6c5b4a3e2d1c0b9a8f";
@@ -1108,8 +1108,8 @@ fn hostile_inputs_do_not_panic() {
             };
             let _ = audit_server(a, &s);
             let _ = check_launch(a, &s.args);
-            let _ = super::mask::mask_args(&s.args);
-            let _ = super::mask::mask_url(&format!("{a}{b}"));
+            let _ = crate::text::mask::mask_args(&s.args);
+            let _ = crate::text::mask::mask_url(&format!("{a}{b}"));
         }
     }
 }
@@ -1128,7 +1128,7 @@ fn large_inputs_stay_fast() {
     };
     let _ = audit_server("s", &s);
     let _ = check_launch("sh", &["-c".to_string(), big.clone()]);
-    let _ = super::mask::mask_args(&s.args);
+    let _ = crate::text::mask::mask_args(&s.args);
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
 

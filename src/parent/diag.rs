@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::render::safe_text_capped;
+use crate::text::safe_text_capped;
 
 /// Longest diagnostic line, in code points (paths in warnings can be long).
 const DIAG_CAP: usize = 400;

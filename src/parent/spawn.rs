@@ -15,8 +15,7 @@ use std::time::Duration;
 use super::diag::Diag;
 use crate::model::{AuditedServer, Coverage, Report};
 use crate::pin::{self, PinError};
-use crate::render::safe_text::is_neutralised;
-use crate::render::shell;
+use crate::text::quote::{quote, quote_exact};
 
 /// How the pin step ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -84,8 +83,8 @@ pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) ->
             Ok(lock_name) => {
                 let line = format!(
                     "pinned {} -> {lock_name} (unapproved). Approve with: mcp-warden lock rotate {} --approver you@example.com",
-                    crate::render::safe_text(&server.target),
-                    shell::quote(&lock_name)
+                    crate::text::safe_text(&server.target),
+                    quote(&lock_name)
                 );
                 if opts.json {
                     diag.raw(&line);
@@ -175,58 +174,18 @@ fn confirm(targets: &[&AuditedServer]) -> bool {
 /// line is exact and inert.
 pub fn consent_line(server: &AuditedServer) -> String {
     match server.spec.remote_url() {
-        Some(url) => format!("--url {}", consent_word(url)),
+        Some(url) => format!("--url {}", quote_exact(url)),
         None => {
-            let mut words = vec![consent_word(server.spec.command.as_deref().unwrap_or(""))];
-            words.extend(server.spec.args.iter().map(|a| consent_word(a)));
+            let mut words = vec![quote_exact(server.spec.command.as_deref().unwrap_or(""))];
+            words.extend(server.spec.args.iter().map(|a| quote_exact(a)));
             words.join(" ")
         }
     }
 }
 
-/// One word: shell-quoted when printable, else ANSI-C quoted (`$'…'`) with escapes.
-pub fn consent_word(word: &str) -> String {
-    if !word.chars().any(is_neutralised) {
-        return shell::quote(word).into_owned();
-    }
-    let mut out = String::from("$'");
-    for c in word.chars() {
-        match c {
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if is_neutralised(c) => {
-                let n = u32::from(c);
-                if n < 0x80 {
-                    out.push_str(&format!("\\x{n:02x}"));
-                } else if n <= 0xFFFF {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn consent_words_are_exact_and_inert() {
-        assert_eq!(consent_word("npx"), "npx");
-        assert_eq!(consent_word("a b"), "'a b'");
-        assert_eq!(consent_word("a\nb"), "$'a\\x0ab'");
-        assert_eq!(consent_word("\u{1b}[2Kx"), "$'\\x1b[2Kx'");
-        assert_eq!(consent_word("it's\u{202e}"), "$'it\\'s\\u202e'");
-        assert_eq!(consent_word("\u{e0001}"), "$'\\U000e0001'");
-        for w in ["a\nb", "\u{1b}[2Kx", "it's\u{202e}"] {
-            assert!(!consent_word(w).chars().any(is_neutralised));
-        }
-    }
 
     #[test]
     fn project_configs_launch_in_their_project() {

@@ -18,7 +18,7 @@ use super::drift::DriftItem;
 use super::lock::read::read_lock;
 use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
 use super::{build, emit, expand_env, rotate, time, write_lock_replace, Approval, PinError};
-use crate::render::{safe_text, safe_text_capped};
+use crate::text::{safe_text, safe_text_capped};
 
 /// Options that take a value.
 const VALUED: &[&str] = &[
@@ -202,13 +202,6 @@ fn report_pin_error(e: &PinError) -> u8 {
         other => err(&other.to_string()),
     }
     2
-}
-
-/// `scheme://user[:pass]@host…`: credentials embedded in the authority.
-fn url_has_userinfo(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    authority.contains('@')
 }
 
 /// Parse `Name: value` and expand `$VAR` in the value.
@@ -424,7 +417,11 @@ pub fn pin_main(words: &[String]) -> u8 {
         .lock
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
-    if args.url.as_deref().is_some_and(url_has_userinfo) {
+    if args
+        .url
+        .as_deref()
+        .is_some_and(|u| crate::text::url::split(u).userinfo(u).is_some())
+    {
         eprintln!(
             "warning: the lock records the URL verbatim (it is hashed into command_digest), including the credentials in it; prefer --header with a $VAR reference"
         );

@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use super::safe_text;
 use crate::model::Report;
+use crate::text::safe_text;
 
 /// Print the audit summary for `files` config files.
 pub fn render(report: &Report, files: usize, out: &mut dyn Write) -> io::Result<()> {

@@ -4,14 +4,14 @@
 //! with the keys `kind, rule_id, severity, level, target, message, snippet` in
 //! that order, spelled like Python's `json.dumps(ensure_ascii=False)`: separators
 //! `", "` and `": "`, non-ASCII written literally, one `\n` after each object.
-//! No finding, no output. Config-derived fields pass through [`safe_text`](crate::render::safe_text::safe_text) first.
+//! No finding, no output. Config-derived fields pass through [`safe_text`](crate::text::safe_text::safe_text) first.
 
 use std::io::{self, Write};
 
 use crate::model::Finding;
 use crate::model::Report;
-use crate::render::safe_text::safe_text_cow;
 use crate::render::FLUSH_AT;
+use crate::text::safe_text::safe_text_cow;
 
 /// Append `s` as a JSON string literal (quotes and escapes as serde_json writes them).
 fn push_json_string(buf: &mut Vec<u8>, s: &str) -> io::Result<()> {

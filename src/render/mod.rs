@@ -1,6 +1,6 @@
 //! Everything that turns a [`crate::model::Report`] into bytes for a terminal, a
-//! pipe or a file. Every config-controlled string passes through [`safe_text()`]
-//! here and nowhere else.
+//! pipe or a file. Every config-controlled string is printed through
+//! [`crate::text`] (neutralised, credentials masked, quoted where it is pasted).
 //!
 //! * [`text::render`]: the human report (header, sources, sandbox line, verdict or
 //!   findings table, Next steps);
@@ -8,7 +8,6 @@
 //! * [`sarif::render`]: `--sarif`, SARIF 2.1.0 for GitHub code scanning;
 //! * [`next_steps`]: lock file names ([`next_steps::assign_lock_names`], shared with
 //!   `doctor --pin`), the printed `pin`/`check` lines and the CI workflow;
-//! * [`shell::quote`]: quoting that bash, zsh and fish read back identically.
 //!
 //! Renderers write to a caller-owned `&mut dyn Write` (the caller handles broken
 //! pipes) and never print directly.
@@ -16,16 +15,12 @@
 pub mod audit;
 pub mod jsonl;
 pub mod next_steps;
-pub mod safe_text;
 pub mod sarif;
-pub mod shell;
 pub mod text;
 
 pub use next_steps::{
     assign_lock_names, lock_slug, pin_command, render_next_steps, PIN_OPTION_NAMES,
 };
-pub use safe_text::{safe_text, safe_text_capped};
-pub use shell::quote;
 pub use text::{no_configs_line, TextStyle};
 
 /// Reports are built line by line into a buffer that is handed to the writer in

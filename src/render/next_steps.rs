@@ -9,7 +9,7 @@
 //! Every word that came from a config passes through [`safe_text_capped`] (2048
 //! code points) and then [`quote`], so a pasted pin line is exactly one command
 //! whose argv is what is shown. Arguments and URLs that carry credentials are
-//! replaced by quoted placeholders as decided by [`crate::engines::mask`].
+//! replaced by quoted placeholders as decided by [`crate::text::mask`].
 //!
 //! The `# target` line is a comment in bash and fish, but **not** in an interactive
 //! zsh, where `INTERACTIVE_COMMENTS` is off by default: pasting `# x; rm -rf ~`
@@ -23,12 +23,12 @@ use std::io::{self, Write};
 
 use sha2::{Digest, Sha256};
 
-use crate::engines::mask::{mask_args, mask_url, ArgView, UrlView};
 use crate::engines::secrets::contains_vendor_pattern;
 use crate::model::{AuditedServer, Coverage, Report, ServerSpec};
-use crate::render::safe_text::{safe_text_capped, safe_text_capped_cow, safe_text_cow, ARGV_CAP};
-use crate::render::shell::{is_bare, quote};
 use crate::render::{flush_if_full, FLUSH_AT};
+use crate::text::mask::{mask_args, mask_url, ArgView, UrlView};
+use crate::text::quote::{is_bare, quote};
+use crate::text::safe_text::{safe_text_capped, safe_text_capped_cow, safe_text_cow, ARGV_CAP};
 
 /// `pin`'s own option names. An argv word equal to one of these (or of the form
 /// `--name=value`) would be read by `pin` itself, so the line is printed with `--`
@@ -648,7 +648,7 @@ mod tests {
         );
     }
 
-    /// Printing of each mask view. The real decisions live in `engines::mask`; the
+    /// Printing of each mask view. The real decisions live in `text::mask`; the
     /// views are built directly here.
     #[test]
     fn secrets_in_the_command_or_created_by_neutralising_are_withheld() {

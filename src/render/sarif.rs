@@ -16,8 +16,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Finding, Report};
-use crate::render::safe_text::safe_text;
 use crate::rules::{Rule, RULES};
+use crate::text::safe_text::safe_text;
 
 /// The SARIF schema URI GitHub and the SARIF tools recognise.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";

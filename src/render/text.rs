@@ -13,9 +13,9 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::model::Report;
 use crate::render::next_steps::render_next_steps;
-use crate::render::safe_text::{safe_text, safe_text_cow};
 use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
+use crate::text::safe_text::{safe_text, safe_text_cow};
 
 /// How the human report is drawn. The caller decides (a TTY and no `NO_COLOR`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use std::process::Command;
 
 use serde_json::json;
 
-use mcp_warden::engines::mask::{mask_args, ArgView};
-use mcp_warden::render::safe_text_capped;
+use mcp_warden::text::mask::{mask_args, ArgView};
+use mcp_warden::text::safe_text_capped;
 
 use crate::util::*;
 

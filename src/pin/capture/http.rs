@@ -10,21 +10,7 @@ use serde_json::Value;
 
 use super::jsonrpc::{run_capture, Transport};
 use super::{CaptureError, Limits, Surface};
-
-/// The URL without userinfo, query or fragment: safe to print in errors.
-pub fn display_url(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let path_end = tail.find(['?', '#']).unwrap_or(tail.len());
-    let path = &tail[..path_end];
-    if scheme.is_empty() {
-        format!("{host}{path}")
-    } else {
-        format!("{scheme}://{host}{path}")
-    }
-}
+use crate::text::mask::display_url;
 
 /// Messages buffered from one HTTP response at most.
 pub(crate) const MAX_QUEUED: usize = 10_000;
@@ -322,14 +308,6 @@ pub fn capture(
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn display_url_hides_credentials() {
-        assert_eq!(
-            super::display_url("https://u:p@h.example:8443/mcp?token=x#f"),
-            "https://h.example:8443/mcp"
-        );
-    }
-
     fn sse(body: &str, max: usize) -> (Result<(), super::SseStop>, Vec<serde_json::Value>) {
         let mut queue = std::collections::VecDeque::new();
         let far = std::time::Instant::now() + std::time::Duration::from_secs(60);

@@ -4,7 +4,7 @@
 //! Everything the server sends is hostile input: messages are size-capped,
 //! parsed with serde_json's recursion limit, item counts and page counts are
 //! capped, one wall-clock deadline covers the whole exchange, and the server's
-//! words reach the terminal only through `crate::render::safe_text`.
+//! words reach the terminal only through `crate::text::safe_text`.
 
 pub mod http;
 pub mod jsonrpc;

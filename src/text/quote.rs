@@ -28,6 +28,8 @@
 
 use std::borrow::Cow;
 
+use super::safe_text::is_neutralised;
+
 /// Characters that may appear in a bare word.
 fn is_bare_char(c: char) -> bool {
     c.is_ascii_alphanumeric()
@@ -75,10 +77,53 @@ pub fn quote(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// One word exactly as it will be passed to a process, for the `--pin` consent
+/// prompt: [`quote`]d when every character is printable, else ANSI-C quoted
+/// (`$'…'`, bash and zsh) with every neutralised character written as an escape, so
+/// the line is exact *and* cannot drive the terminal. Never a line to paste.
+pub fn quote_exact(word: &str) -> String {
+    if !word.chars().any(is_neutralised) {
+        return quote(word).into_owned();
+    }
+    let mut out = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if is_neutralised(c) => {
+                let n = u32::from(c);
+                if n < 0x80 {
+                    out.push_str(&format!("\\x{n:02x}"));
+                } else if n <= 0xFFFF {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::process::Command;
+
+    #[test]
+    fn exact_words_are_exact_and_inert() {
+        assert_eq!(quote_exact("npx"), "npx");
+        assert_eq!(quote_exact("a b"), "'a b'");
+        assert_eq!(quote_exact("a\nb"), "$'a\\x0ab'");
+        assert_eq!(quote_exact("\u{1b}[2Kx"), "$'\\x1b[2Kx'");
+        assert_eq!(quote_exact("it's\u{202e}"), "$'it\\'s\\u202e'");
+        assert_eq!(quote_exact("\u{e0001}"), "$'\\U000e0001'");
+        for w in ["a\nb", "\u{1b}[2Kx", "it's\u{202e}"] {
+            assert!(!quote_exact(w).chars().any(is_neutralised));
+        }
+    }
 
     #[test]
     fn bare_and_quoted_shapes() {

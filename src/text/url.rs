@@ -11,7 +11,7 @@ use std::ops::Range;
 
 /// Ranges into the original URL string.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UrlParts {
+pub struct UrlParts {
     /// The scheme as written (without `://`), when the URL has one.
     pub scheme: Option<Range<usize>>,
     /// Everything between `://` (or the start) and the path.
@@ -29,7 +29,7 @@ fn valid_scheme(s: &str) -> bool {
         && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
 }
 
-pub(crate) fn split(url: &str) -> UrlParts {
+pub fn split(url: &str) -> UrlParts {
     let (scheme, auth_start) = match url.find("://") {
         Some(i) if valid_scheme(&url[..i]) => (Some(0..i), i + 3),
         _ => (None, 0),
@@ -82,7 +82,7 @@ impl UrlParts {
 /// dot), 127.0.0.0/8, `0.0.0.0`, and in brackets `::1`, `::` and their IPv4-mapped
 /// forms (`[::ffff:127.0.0.1]`). Anything else — including DNS names that merely
 /// resolve locally — is remote.
-pub(crate) fn is_local_host(host_port: &str) -> bool {
+pub fn is_local_host(host_port: &str) -> bool {
     if let Some(inner) = host_port.strip_prefix('[') {
         let Some((addr, _port)) = inner.split_once(']') else {
             return false;

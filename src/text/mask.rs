@@ -25,12 +25,12 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use super::keys::{is_auth_flag, is_auth_key, is_auth_query_key, is_header_flag};
-use super::redact::redact_secret;
-use super::refs::is_secret_reference;
-use super::secrets::{has_vendor_secret, looks_like_token, redact_in_place};
-use super::text::shannon_entropy;
+use super::redact::{redact_in_place, redact_secret};
 use super::url::{split, UrlParts};
+use crate::engines::keys::{is_auth_flag, is_auth_key, is_auth_query_key, is_header_flag};
+use crate::engines::refs::is_secret_reference;
+use crate::engines::secrets::{has_vendor_secret, looks_like_token};
+use crate::engines::text::shannon_entropy;
 
 /// How one argument is printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -354,6 +354,29 @@ pub(crate) fn url_credentials(url: &str) -> Vec<Credential> {
     out
 }
 
+/// An endpoint for an error message: `scheme://host[:port]/path` with the
+/// userinfo, query and fragment dropped and every token-like path segment replaced
+/// by `REDACTED`, so a capture error never prints a credential that the URL carried.
+pub fn display_url(url: &str) -> String {
+    let p = split(url);
+    let mut out = match p.scheme(url) {
+        Some(s) => format!("{s}://{}", p.host(url)),
+        None => p.host(url).to_string(),
+    };
+    let path = &url[p.path.clone()];
+    for (i, seg) in path.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        if !seg.is_empty() && is_token_piece(&percent_decode(seg, false)) {
+            out.push_str("REDACTED");
+        } else {
+            out.push_str(seg);
+        }
+    }
+    out
+}
+
 /// A URL fit for an evidence snippet: userinfo replaced by `REDACTED` (the host
 /// stays, unlike the pin command), then the [`mask_url`] edits.
 fn snippet_url(url: &str) -> String {
@@ -415,6 +438,19 @@ mod tests {
 
     fn v(s: &str) -> Option<String> {
         Some(s.to_string())
+    }
+
+    #[test]
+    fn display_url_hides_credentials() {
+        assert_eq!(
+            display_url("https://u:p@h.example:8443/mcp?token=x#f"),
+            "https://h.example:8443/mcp"
+        );
+        assert_eq!(
+            display_url("https://h.example/api/mcp/s/qZ8vB2nM4kL7pX1cR9tW5yA3sD6fG0hJ/mcp"),
+            "https://h.example/api/mcp/s/REDACTED/mcp"
+        );
+        assert_eq!(display_url("wss://a:b@h.example"), "wss://h.example");
     }
 
     // doctor-reference test 17.
