@@ -46,7 +46,7 @@ use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};
 
 use crate::child::parse_file;
 use crate::digest;
-use crate::engines::secrets::{contains_vendor_pattern, has_vendor_secret};
+use crate::engines::secrets::has_vendor_secret;
 use crate::model::ServerSpec;
 use crate::parent::locks::{approval_problem, coverage};
 use crate::parent::validate::check_message;
@@ -59,11 +59,12 @@ use crate::pin::lock::write::to_pretty_json;
 use crate::protocol::{
     ChildMessage, FileFormat, LoadErrorKind, LockSummary, ParsedConfig, ServerBody,
 };
+use crate::render::lock_names::lock_file_name;
 use crate::render::next_steps::{
-    lock_file_name, pin_command, APPROVER_PLACEHOLDER, MISSING_COMMAND, PIN_OPTION_NAMES,
-    REDACTED_ARG, REDACTED_URL,
+    pin_command, Approval as PinApproval, APPROVER_PLACEHOLDER, MISSING_COMMAND, PIN_OPTION_NAMES,
 };
-use crate::text::mask::{mask_args, mask_url, ArgView, UrlView};
+use crate::text::mask::{mask_args, mask_url, ArgView, UrlView, REDACTED_ARG, REDACTED_URL};
+use crate::text::redact::has_credential;
 use crate::text::safe_text::{is_neutralised, safe_text, safe_text_capped, ARGV_CAP, ELLIPSIS};
 
 /// The fuzz targets, in the order CI runs them.
@@ -560,7 +561,8 @@ pub fn spec_from_bytes(data: &[u8]) -> (String, ServerSpec) {
 pub fn pin_command_props(data: &[u8]) {
     let (name, spec) = spec_from_bytes(data);
     let lock = lock_file_name(&name, &|_| false);
-    check_pin_line(&spec, &lock);
+    check_pin_line(&spec, &lock, PinApproval::AtPin);
+    check_pin_line(&spec, &lock, PinApproval::AfterReview);
 }
 
 /// Could `pin` read `word` as one of its own options?
@@ -572,19 +574,22 @@ fn pin_could_read_as_option(word: &str) -> bool {
 }
 
 /// The pin line for `spec` splits back into exactly the words it must show.
-pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
-    let line = pin_command(spec, lock);
+pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
+    let line = pin_command(spec, lock, approval);
     let words = match shell_words(&line) {
         Ok(w) => w,
         Err(e) => panic!("pin_command: the line does not split back into words ({e}): {line:?}"),
     };
-    let tail = [
-        "--approve",
-        "--approver",
-        APPROVER_PLACEHOLDER,
-        "--lock",
-        lock,
-    ];
+    let tail: &[&str] = match approval {
+        PinApproval::AtPin => &[
+            "--approve",
+            "--approver",
+            APPROVER_PLACEHOLDER,
+            "--lock",
+            lock,
+        ],
+        PinApproval::AfterReview => &["--lock", lock],
+    };
     assert!(
         words.len() >= 2 && words[0] == "mcp-warden" && words[1] == "pin",
         "pin_command: the line does not start with `mcp-warden pin`: {line:?}"
@@ -603,9 +608,8 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
             [one] => one.strip_prefix("--url="),
             _ => None,
         };
-        let ok = got.is_some_and(|u| {
-            u == url_word || (u == REDACTED_URL && contains_vendor_pattern(&url_word))
-        });
+        let ok =
+            got.is_some_and(|u| u == url_word || (u == REDACTED_URL && has_credential(&url_word)));
         assert!(
             ok,
             "pin_command: the URL does not come back as {url_word:?}: {line:?}"
@@ -639,7 +643,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
                     "pin_command: masked argv word {i} is shown: {line:?}"
                 ),
                 Want::Shown(w) => assert!(
-                    got == w || (got == REDACTED_ARG && contains_vendor_pattern(w)),
+                    got == w || (got == REDACTED_ARG && has_credential(w)),
                     "pin_command: argv word {i} comes back as {got:?}, expected {w:?}"
                 ),
             }
@@ -657,8 +661,8 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str) {
     };
     for w in &shown {
         assert!(
-            !contains_vendor_pattern(w),
-            "pin_command: a vendor-pattern secret is printed: {w:?}"
+            w == REDACTED_ARG || w == REDACTED_URL || !has_credential(w),
+            "pin_command: a credential is printed: {w:?}"
         );
         if let Some(c) = w.chars().find(|&c| is_neutralised(c)) {
             panic!(

@@ -88,8 +88,29 @@ pub struct Source {
     pub label: String,
     /// The file on disk (absolute), for SARIF artifact locations.
     pub path: std::path::PathBuf,
-    /// Named with `--config` (the only servers `--pin` may spawn).
-    pub explicit: bool,
+    /// Where the file came from: what `--pin` may spawn and what doctor may print
+    /// pre-approved depend on it.
+    pub scope: Scope,
+}
+
+impl Source {
+    /// Named with `--config`: the only servers `--pin` may spawn.
+    pub fn is_explicit(&self) -> bool {
+        self.scope == Scope::Explicit
+    }
+}
+
+/// Who put a config file where doctor found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A user-level client file under the home directory (`~/.cursor/mcp.json`,
+    /// `~/.claude.json`, …): written by the user or their client.
+    User,
+    /// Found by the project walk-up (`.mcp.json`, `.vscode/mcp.json`, …): it arrives
+    /// with whatever repository is checked out, so it is attacker-reachable.
+    Project,
+    /// Named with `--config`.
+    Explicit,
 }
 
 /// One server after every engine ran over it.

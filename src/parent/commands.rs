@@ -61,7 +61,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
                 .collect()
         })
         .unwrap_or_default();
-    render::next_steps::assign_lock_names(&mut report, &|name: &str| {
+    render::lock_names::assign_lock_names(&mut report, &|name: &str| {
         existing.contains(std::ffi::OsStr::new(name))
     });
 

@@ -20,7 +20,7 @@ use super::parse::{self, Job};
 use super::validate;
 use crate::cli::Platform;
 use crate::engines;
-use crate::model::{AuditedServer, Coverage, EngineFinding, Finding, Report, Source};
+use crate::model::{AuditedServer, Coverage, EngineFinding, Finding, Report, Scope, Source};
 use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap};
 use crate::rules::RuleId;
 
@@ -67,7 +67,7 @@ struct ConfigFile {
     label: String,
     path: PathBuf,
     format: FileFormat,
-    explicit: bool,
+    scope: Scope,
 }
 
 /// Run the scan. Diagnostics go to `diag` as they occur.
@@ -113,7 +113,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                 label: shown,
                 path: absolute(&opts.cwd, path),
                 format,
-                explicit: true,
+                scope: Scope::Explicit,
             },
         ));
     }
@@ -146,7 +146,11 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     label: discover::display_path(&candidate.path, &opts.home),
                     path: candidate.path.clone(),
                     format: candidate.format,
-                    explicit: false,
+                    scope: if candidate.project_root.is_some() {
+                        Scope::Project
+                    } else {
+                        Scope::User
+                    },
                 });
                 jobs.push(job);
             }
@@ -207,7 +211,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         match result {
             Err(e) => {
                 let text = load_error_text(file, &e);
-                if file.explicit {
+                if file.scope == Scope::Explicit {
                     diag.error(&text);
                     return Scan::Failed;
                 }
@@ -369,7 +373,7 @@ fn add_config(
             client: file.client.clone(),
             label: label.clone(),
             path: file.path.clone(),
-            explicit: file.explicit,
+            scope: file.scope,
         });
         let keys = display_keys(&section.servers);
         for (entry, name) in section.servers.into_iter().zip(keys) {

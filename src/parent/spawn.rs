@@ -53,7 +53,7 @@ pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) ->
         let Some(source) = report.sources.get(server.source) else {
             continue;
         };
-        if source.explicit {
+        if source.is_explicit() {
             targets.push(server);
         } else {
             diag.raw(&format!(

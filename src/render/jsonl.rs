@@ -168,7 +168,7 @@ pub(crate) mod tests {
             client: client.into(),
             label: label.into(),
             path: path.into(),
-            explicit: false,
+            scope: crate::model::Scope::User,
         };
         Report {
             sources: vec![

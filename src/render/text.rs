@@ -415,7 +415,7 @@ mod tests {
     use super::*;
     use crate::model::{AuditedServer, Coverage, Finding, ServerSpec, Source};
     use crate::render::jsonl::tests::worked_example;
-    use crate::render::next_steps::assign_lock_names;
+    use crate::render::lock_names::assign_lock_names;
 
     fn render_string(r: &Report, style: TextStyle) -> String {
         let mut buf = Vec::new();
@@ -436,7 +436,7 @@ mod tests {
                 client: "explicit".into(),
                 label: "/work/mine.json".into(),
                 path: "/work/mine.json".into(),
-                explicit: true,
+                scope: crate::model::Scope::Explicit,
             }],
             servers: vec![AuditedServer {
                 source: 0,
@@ -552,9 +552,12 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
   # '~/.claude.json#projects[/repo]#ok'
   mcp-warden pin --url https://h.example.com --approve --approver you@example.com --lock ok.warden.lock
   # '~/.cursor/mcp.json#gh'
-  mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock
+  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock
+  mcp-warden lock rotate gh.warden.lock --approver you@example.com
   # '~/Library/Application Support/Claude/claude_desktop_config.json#remote'
-  mcp-warden pin --url http://mcp.example.com/sse --approve --approver you@example.com --lock remote.warden.lock
+  mcp-warden pin --url http://mcp.example.com/sse --lock remote.warden.lock
+  mcp-warden lock rotate remote.warden.lock --approver you@example.com
+  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)
   (env values are never printed: export the ones a server needs in your shell before pinning it)
 ";
         assert!(text.starts_with(expected), "got:\n{text}");
@@ -576,7 +579,7 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
                 assert!(display_width(line) <= width, "{width}: {line:?}");
             }
             assert!(next.lines().any(|l| l
-                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock"));
+                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock"));
         }
     }
 

@@ -21,15 +21,18 @@
 //! `--authority` and `--tokenizer` do not mask, and the argument after a combined
 //! `--token=x` is not masked either.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde_json::Value;
 
-use super::redact::{redact_in_place, redact_secret};
+use super::redact::{has_credential, redact_in_place, redact_secret};
+use super::safe_text::{safe_text_capped, safe_text_capped_cow, ARGV_CAP};
 use super::url::{split, UrlParts};
 use crate::engines::keys::{is_auth_flag, is_auth_key, is_auth_query_key, is_header_flag};
 use crate::engines::refs::is_secret_reference;
 use crate::engines::secrets::{has_vendor_secret, looks_like_token};
+use crate::engines::shell::{split_words, Tok};
 use crate::engines::text::shannon_entropy;
 
 /// How one argument is printed.
@@ -159,9 +162,54 @@ pub(crate) fn is_url(s: &str) -> bool {
     split(s).scheme.is_some()
 }
 
+/// How deep a script inside an argument (`sh -c "… sh -c '…'"`) is split into words
+/// to judge its words like arguments.
+const MAX_SCRIPT_DEPTH: usize = 4;
+
 /// Classify one launch argument: whether the pin command must mask it, and which
 /// auth-shaped key/value pairs it carries.
+///
+/// Beyond the shape rules of the module docs, an argument is also masked when a
+/// credential sits anywhere inside it ([`credential_spans`]: `--db=postgres://u:p@h`,
+/// a JSON string holding such a URL, `Authorization: Bearer …` inside a script), or
+/// when it is a script one of whose words would be masked as an argument
+/// (`sh -c "tool --token abc"`). Those two add to the mask only: the audit reports the
+/// credentials of the shape rules.
 pub(crate) fn classify_arg(prev: Option<&str>, arg: &str) -> ArgClass {
+    classify_at_depth(prev, arg, 0)
+}
+
+fn classify_at_depth(prev: Option<&str>, arg: &str, depth: usize) -> ArgClass {
+    let mut out = classify_shape(prev, arg);
+    if !out.mask && has_credential(arg) {
+        out.mask = true;
+    }
+    if !out.mask && depth < MAX_SCRIPT_DEPTH && arg.contains(char::is_whitespace) {
+        out.mask = script_has_masked_word(arg, depth + 1);
+    }
+    out
+}
+
+/// Whether a word of the script `text`, judged as an argument after the word before
+/// it, would be masked.
+fn script_has_masked_word(text: &str, depth: usize) -> bool {
+    let mut prev: Option<String> = None;
+    for tok in split_words(text) {
+        match tok {
+            Tok::Word(w) => {
+                if classify_at_depth(prev.as_deref(), &w, depth).mask {
+                    return true;
+                }
+                prev = Some(w);
+            }
+            Tok::Op(_) => prev = None,
+        }
+    }
+    false
+}
+
+/// The shape rules 1–5 of the module docs.
+fn classify_shape(prev: Option<&str>, arg: &str) -> ArgClass {
     let mut out = ArgClass {
         mask: has_vendor_secret(arg),
         credentials: Vec::new(),
@@ -207,6 +255,72 @@ pub fn mask_args(args: &[String]) -> Vec<ArgView<'_>> {
             view
         })
         .collect()
+}
+
+/// Printed instead of an argument that carries a credential.
+pub const REDACTED_ARG: &str = "<REDACTED>";
+
+/// Printed instead of a URL that carries a credential.
+pub const REDACTED_URL: &str = "<REDACTED: url embeds a credential>";
+
+/// One word of a line the user pastes or commits, before quoting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown<'a> {
+    /// The word as printed: after [`safe_text`](super::safe_text) (capped at
+    /// [`ARGV_CAP`] code points), and holding no credential of any recognised shape.
+    Word(Cow<'a, str>),
+    /// Withheld: printed as a placeholder ([`REDACTED_ARG`] or [`REDACTED_URL`]).
+    Withheld,
+}
+
+/// How a launch word is printed: withheld when [`classify_arg`] masks it, or when
+/// its *printed* form holds a credential shape (neutralising a character can create
+/// a word boundary the raw text lacked, `\u{200D}ghp_…`; a command word is not an
+/// argument `classify_arg` judges).
+pub fn shown_word<'a>(prev: Option<&str>, word: &'a str, is_argument: bool) -> Shown<'a> {
+    if is_argument && classify_arg(prev, word).mask {
+        return Shown::Withheld;
+    }
+    let printed = safe_text_capped_cow(word, ARGV_CAP);
+    if has_credential(&printed) {
+        return Shown::Withheld;
+    }
+    Shown::Word(printed)
+}
+
+/// The command and arguments of a stdio server as a pasted line may show them (the
+/// command first; `None` when the server declares none).
+pub fn shown_argv<'a>(
+    command: Option<&'a str>,
+    args: &'a [String],
+) -> (Option<Shown<'a>>, Vec<Shown<'a>>) {
+    let command = command.map(|c| shown_word(None, c, false));
+    let mut prev: Option<&str> = None;
+    let args = args
+        .iter()
+        .map(|a| {
+            let shown = shown_word(prev, a, true);
+            prev = Some(a.as_str());
+            shown
+        })
+        .collect();
+    (command, args)
+}
+
+/// How a server URL is printed: byte-for-byte after safe_text when nothing needs
+/// masking, with the [`mask_url`] edits otherwise, and withheld when it embeds userinfo
+/// or its printed form still holds a credential shape.
+pub fn shown_url(url: &str) -> Shown<'_> {
+    let safe = safe_text_capped_cow(url, ARGV_CAP);
+    let shown = match mask_url(&safe) {
+        UrlView::Verbatim => safe,
+        UrlView::Rewritten(s) => Cow::Owned(safe_text_capped(&s, ARGV_CAP)),
+        UrlView::Credential => return Shown::Withheld,
+    };
+    if has_credential(&shown) {
+        return Shown::Withheld;
+    }
+    Shown::Word(shown)
 }
 
 /// Percent-decode (and `+` → space when `plus` is set), lossily.
@@ -402,13 +516,20 @@ pub(crate) fn snippet_words<S: AsRef<str>>(words: &[S]) -> Vec<String> {
         let class = classify_arg(prev, w);
         let shown = if is_url(w) {
             redact_in_place(&snippet_url(w))
-        } else if class.mask && !(has_vendor_secret(w) && class.credentials.is_empty()) {
+        } else if !class.credentials.is_empty() {
             // Masked for its shape (after an auth flag, `KEY=value`, JSON): the whole
-            // word is the secret. A vendor hit alone is redacted in place below, so
-            // `pkg-ghp_…(len=40)` still names the package.
+            // word is the secret.
             redact_secret(w)
         } else {
-            redact_in_place(w)
+            // A vendor token or a credential inside the word is redacted in place, so
+            // `pkg-ghp_…(len=40)` still names the package; a word masked for a reason
+            // no span shows (a script word after `--token`) is withheld whole.
+            let in_place = redact_in_place(w);
+            if class.mask && in_place == w {
+                redact_secret(w)
+            } else {
+                in_place
+            }
         };
         out.push(shown);
         prev = Some(w);

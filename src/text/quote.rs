@@ -1,4 +1,7 @@
-//! Shell quoting for lines the user is told to paste (bash, zsh, fish).
+//! Quoting for what the user pastes or commits: shell words that bash, zsh and
+//! fish read back identically ([`quote`]), the exact ANSI-C form shown by the
+//! `--pin` consent prompt ([`quote_exact`]), and YAML scalars for the CI snippet
+//! ([`yaml_single_quoted`]).
 //!
 //! # Scheme
 //!
@@ -102,6 +105,24 @@ pub fn quote_exact(word: &str) -> String {
             }
             c => out.push(c),
         }
+    }
+    out.push('\'');
+    out
+}
+
+/// `s` as a YAML single-quoted scalar (`'…'`, each `'` doubled), for a value of the
+/// CI snippet's `env:` map. Inside single quotes YAML gives meaning to nothing but
+/// `''`, so `#`, `: `, `{`, `*`, `&` and `\` stay literal. `s` has passed
+/// [`safe_text`](super::safe_text), so it holds no line break or control character
+/// that YAML would fold or reject.
+pub fn yaml_single_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        if c == '\'' {
+            out.push('\'');
+        }
+        out.push(c);
     }
     out.push('\'');
     out

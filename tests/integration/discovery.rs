@@ -80,8 +80,9 @@ fn darwin_fake_home_reports_every_client_and_redacts_the_token() {
         run.pin_lines(),
         [
             "mcp-warden pin --url https://h.example.com --approve --approver you@example.com --lock ok.warden.lock",
-            "mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock",
-            "mcp-warden pin --url http://mcp.example.com/sse --approve --approver you@example.com --lock remote.warden.lock",
+            // Flagged critical / high: pinned unapproved, approved after review.
+            "mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock",
+            "mcp-warden pin --url http://mcp.example.com/sse --lock remote.warden.lock",
         ]
     );
 }

@@ -437,7 +437,7 @@ fn library_api_for_doctor_pin() {
 #[test]
 fn next_steps_lines_round_trip_through_a_shell() {
     use mcp_warden::model::ServerSpec;
-    use mcp_warden::render::next_steps::{check_command, pin_command};
+    use mcp_warden::render::next_steps::{check_command, pin_command, Approval};
     let tmp = tempdir();
     let s = surface(tmp.path(), "s", &json!({"tools": [tool("a")]}));
     let extras: [&[&str]; 6] = [
@@ -459,7 +459,7 @@ fn next_steps_lines_round_trip_through_a_shell() {
         let lock_name = format!("l{i}.warden.lock");
         let bin = crate::util::bin();
         for (line, expect_lock) in [
-            (pin_command(&spec, &lock_name), true),
+            (pin_command(&spec, &lock_name, Approval::AtPin), true),
             (check_command(&spec, &lock_name), false),
         ] {
             let line = line.replacen("mcp-warden", bin, 1);
@@ -493,23 +493,29 @@ fn doctor_covers_a_server_after_its_printed_pin_line_runs() {
     let before = run(&doctor, tmp.path(), &[]);
     assert_eq!(before.code, 1, "{}{}", before.stdout, before.stderr);
     assert!(before.stdout.contains("WRD-DOCTOR-NO-LOCK"));
-    let line = before
+    // A `--config` file is not user-level: the pin line records no approval and the
+    // `lock rotate` line after it does, once the lock was reviewed. Run both, as printed.
+    let lines: Vec<String> = before
         .stdout
         .lines()
         .map(str::trim)
-        .find(|l| l.starts_with("mcp-warden pin "))
-        .expect("a pin line")
-        .replacen("mcp-warden", crate::util::bin(), 1);
-    let out = std::process::Command::new("bash")
-        .args(["-c", &line])
-        .current_dir(tmp.path())
-        .output()
-        .expect("bash");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .filter(|l| l.starts_with("mcp-warden pin ") || l.starts_with("mcp-warden lock rotate "))
+        .map(|l| l.replacen("mcp-warden", crate::util::bin(), 1))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", before.stdout);
+    assert!(!lines[0].contains("--approve"), "{}", lines[0]);
+    for line in &lines {
+        let out = std::process::Command::new("bash")
+            .args(["-c", line])
+            .current_dir(tmp.path())
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "{line}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let after = run(&doctor, tmp.path(), &[]);
     assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
     assert!(!after.stdout.contains("WRD-DOCTOR"), "{}", after.stdout);
