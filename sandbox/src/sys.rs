@@ -4,6 +4,7 @@
 //! that makes the call sound. Higher modules use only these wrappers, `nix`, `caps`,
 //! `landlock` and `seccompiler`. Kept small on purpose so a reviewer can read it whole.
 
+use std::fs::File;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
@@ -196,6 +197,47 @@ pub(crate) fn write_stderr(bytes: &[u8]) {
     // SAFETY: the pointer and length come from a live slice; a short or failed write is
     // acceptable on this best-effort diagnostic path.
     let _ = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+/// The size of an open file, from `fstat(2)` on its descriptor.
+///
+/// This is how the confined child learns the size of a handed file: `fstat` takes a
+/// descriptor and nothing else, so the seccomp filter allows it while refusing `statx`
+/// and `newfstatat`, whose path argument could name any file (std's `File::metadata`
+/// issues `statx`, and glibc's `fstat()` wrapper issues `newfstatat(fd, "",
+/// AT_EMPTY_PATH)`, so neither may be used in the child). The raw system call is
+/// issued directly for that reason.
+///
+/// # Errors
+/// The descriptor cannot be examined (the `fstat` errno), or reports a negative size.
+#[cfg(target_os = "linux")]
+pub fn file_size(file: &File) -> io::Result<u64> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat writes one `struct stat` (the kernel's layout for this architecture,
+    // which `libc::stat` mirrors) into `st`, live and large enough for it; the descriptor
+    // is borrowed from `file`, so it stays open across the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_fstat,
+            std::os::fd::AsRawFd::as_raw_fd(file),
+            st.as_mut_ptr(),
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstat returned 0, so the kernel filled the whole struct.
+    let st = unsafe { st.assume_init() };
+    u64::try_from(st.st_size).map_err(|_| io::Error::other("negative file size"))
+}
+
+/// The size of an open file (no seccomp filter exists outside Linux, so std's metadata).
+///
+/// # Errors
+/// The descriptor cannot be examined.
+#[cfg(not(target_os = "linux"))]
+pub fn file_size(file: &File) -> io::Result<u64> {
+    file.metadata().map(|m| m.len())
 }
 
 /// No landlock outside Linux.

@@ -111,9 +111,11 @@ fn frame(payload: &[u8]) -> Vec<u8> {
 fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), SandboxError> {
     match b {
         Behaviour::ReadFiles => {
-            for mut f in files {
+            for f in files {
                 let mut s = String::new();
-                f.read_to_string(&mut s)
+                // Not File::read_to_string: its size hint is a statx, which is refused.
+                f.take(u64::MAX)
+                    .read_to_string(&mut s)
                     .map_err(|e| SandboxError::handler(e.to_string()))?;
                 tx.send(&s)?;
             }
