@@ -354,6 +354,49 @@ pub(crate) fn try_execve_true() -> io::Error {
     io::Error::last_os_error()
 }
 
+/// Probe: `newfstatat(AT_FDCWD, path, &st, 0)`: what glibc's `stat()` issues.
+#[cfg(target_os = "linux")]
+pub(crate) fn try_fstatat(path: &std::ffi::CStr) -> io::Result<()> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `path` is NUL-terminated and `st` is live and large enough for the one
+    // `struct stat` the kernel writes; nothing is read from `st` afterwards.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_newfstatat,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            st.as_mut_ptr(),
+            0,
+        )
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Probe: `kill(pid, signal)`.
+pub(crate) fn try_kill(pid: libc::pid_t, signal: libc::c_int) -> io::Result<()> {
+    // SAFETY: kill takes integers only; the caller never passes a pid <= 0 (a group).
+    if unsafe { libc::kill(pid, signal) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Probe: `tgkill(pid, pid, signal)`: the call glibc's `abort()` makes, aimed elsewhere.
+#[cfg(target_os = "linux")]
+pub(crate) fn try_tgkill(pid: libc::pid_t, signal: libc::c_int) -> io::Result<()> {
+    // SAFETY: tgkill takes integers only.
+    if unsafe { libc::syscall(libc::SYS_tgkill, pid, pid, signal) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 /// Probes that need Linux interfaces report "unsupported" elsewhere.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn try_ptrace_seize(_pid: libc::pid_t) -> io::Result<()> {
@@ -362,5 +405,15 @@ pub(crate) fn try_ptrace_seize(_pid: libc::pid_t) -> io::Result<()> {
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn try_process_vm_read(_pid: libc::pid_t) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_fstatat(_path: &std::ffi::CStr) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_tgkill(_pid: libc::pid_t, _signal: libc::c_int) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
 }

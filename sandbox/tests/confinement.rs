@@ -1056,6 +1056,30 @@ fn t_selftest_all_ok() -> Outcome {
     Ok(())
 }
 
+/// `selftest` shows the stat and signal probes, each denied.
+fn t_selftest_probes_stat_and_signals() -> Outcome {
+    if !seccomp_expected() {
+        return Ok(());
+    }
+    let (table, _) = selftest();
+    for label in [
+        "stat /etc/passwd (statx)",
+        "stat /etc/passwd (newfstatat)",
+        "kill(another process, SIGKILL)",
+        "tgkill(another process, SIGABRT)",
+    ] {
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(label))
+            .ok_or_else(|| format!("no row {label:?} in\n{table}"))?;
+        ensure!(
+            row.contains("denied (") && row.ends_with("OK"),
+            "row {row:?}"
+        );
+    }
+    Ok(())
+}
+
 fn t_kernel_status() -> Outcome {
     let s = kernel_status();
     print!("{s}");
@@ -1181,6 +1205,10 @@ const TESTS: &[Case] = &[
     ),
     ("proc_shows_the_confinement", t_proc_shows_the_confinement),
     ("selftest_all_ok", t_selftest_all_ok),
+    (
+        "selftest_probes_stat_and_signals",
+        t_selftest_probes_stat_and_signals,
+    ),
     ("kernel_status", t_kernel_status),
 ];
 
