@@ -5,10 +5,16 @@
 //! handed over as fd 5 as "the allowed file". The child attempts one thing and reports
 //! what happened in one message; a seccomp kill (SIGSYS) counts as denied. The probe code
 //! runs only in selftest children, never in a parser child.
+//!
+//! The signal probes aim at "another process": a second probe child started for the
+//! purpose, idle in its first read, with the same uid as the prober (so only the sandbox
+//! stands between them) and nothing to lose if a broken sandbox lets the signal through.
+//! It is killed and reaped after the probe.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +41,17 @@ enum Probe {
     PtraceParent,
     ReadParentMemory,
     RaiseCapability,
+    StatPath,
+    FstatatPath,
+    KillOther,
+    TgkillOther,
+}
+
+impl Probe {
+    /// Whether the probe needs another process to aim at.
+    fn needs_target(self) -> bool {
+        matches!(self, Probe::KillOther | Probe::TgkillOther)
+    }
 }
 
 /// (probe, argv name, table label, expected to work)
@@ -79,7 +96,34 @@ const PROBES: &[(Probe, &str, &str, bool)] = &[
         "raise CAP_SYS_ADMIN (capset)",
         false,
     ),
+    (
+        Probe::StatPath,
+        "stat-path",
+        "stat /etc/passwd (statx)",
+        false,
+    ),
+    (
+        Probe::FstatatPath,
+        "fstatat-path",
+        "stat /etc/passwd (newfstatat)",
+        false,
+    ),
+    (
+        Probe::KillOther,
+        "kill-other",
+        "kill(another process, SIGKILL)",
+        false,
+    ),
+    (
+        Probe::TgkillOther,
+        "tgkill-other",
+        "tgkill(another process, SIGABRT)",
+        false,
+    ),
 ];
+
+/// Path outside the handed files whose metadata the stat probes ask for.
+const OUTSIDE_PATH: &std::ffi::CStr = c"/etc/passwd";
 
 fn probe_by_name(name: &str) -> Option<Probe> {
     if name == HELLO_PROBE {
@@ -93,6 +137,8 @@ pub(crate) struct ProbeRequest {
     /// The parent's pid, target of the ptrace and memory probes (the child cannot call
     /// `getppid` once confined).
     parent_pid: i32,
+    /// The process the signal probes aim at, when the probe needs one.
+    target_pid: Option<i32>,
 }
 
 /// What the child saw.
@@ -121,11 +167,16 @@ fn attempt(probe: Probe, request: &ProbeRequest, mut files: Vec<File>) -> Option
     Some(match probe {
         Probe::Hello => return None,
         Probe::ReadAllowed => {
+            // As the parser child reads: size from fstat, then a bounded read (File's own
+            // read_to_end would ask statx for a size hint, which the filter refuses).
             let mut got = Vec::new();
             let read = files
                 .first_mut()
                 .ok_or_else(|| io::Error::from_raw_os_error(libc::EBADF))
-                .and_then(|f| f.read_to_end(&mut got));
+                .and_then(|f| {
+                    let size = sys::file_size(f)?;
+                    Read::take(f, size.saturating_add(1)).read_to_end(&mut got)
+                });
             match read {
                 Ok(_) if got == ALLOWED_CONTENT => Observed::Works,
                 Ok(_) => Observed::Failed(0),
@@ -158,6 +209,20 @@ fn attempt(probe: Probe, request: &ProbeRequest, mut files: Vec<File>) -> Option
             other => from_io(other),
         },
         Probe::RaiseCapability => raise_capability(),
+        Probe::StatPath => {
+            let path = std::ffi::OsStr::from_bytes(OUTSIDE_PATH.to_bytes());
+            from_io(std::fs::metadata(path).map(drop))
+        }
+        Probe::FstatatPath => from_io(sys::try_fstatat(OUTSIDE_PATH)),
+        Probe::KillOther | Probe::TgkillOther => match request.target_pid {
+            // Never a pid <= 0: kill() would address a process group or every process.
+            Some(target) if target > 0 => from_io(if probe == Probe::KillOther {
+                sys::try_kill(target, libc::SIGKILL)
+            } else {
+                sys::try_tgkill(target, libc::SIGABRT)
+            }),
+            _ => Observed::Failed(libc::ESRCH),
+        },
     })
 }
 
@@ -230,9 +295,28 @@ fn probe_limits() -> Limits {
 
 /// Runs one probe child; the output of a confined child that reported.
 pub(crate) fn run_probe(name: &str) -> Result<crate::ChildOutput<Observed>, SandboxError> {
+    // The idle target of a signal probe: a confined child of its own, waiting for a
+    // request that never comes.
+    let target = match probe_by_name(name) {
+        Some(p) if p.needs_target() => Some(spawn::spawn(Role::Probe(HELLO_PROBE), Vec::new())?),
+        _ => None,
+    };
+    let result = exchange_probe(name, target.as_ref());
+    if let Some(mut target) = target {
+        let _ = target.child.kill();
+        let _ = target.child.wait();
+    }
+    result
+}
+
+fn exchange_probe(
+    name: &str,
+    target: Option<&spawn::Spawned>,
+) -> Result<crate::ChildOutput<Observed>, SandboxError> {
     let file = allowed_file().map_err(SandboxError::parent_io("create the selftest file"))?;
     let request = ProbeRequest {
         parent_pid: i32::try_from(std::process::id()).unwrap_or(i32::MAX),
+        target_pid: target.and_then(|t| i32::try_from(t.child.id()).ok()),
     };
     let spawned = spawn::spawn(Role::Probe(name), vec![file])?;
     // AllowWeak: on a degraded kernel the probes must still run and show what happens.

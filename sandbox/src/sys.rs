@@ -4,6 +4,7 @@
 //! that makes the call sound. Higher modules use only these wrappers, `nix`, `caps`,
 //! `landlock` and `seccompiler`. Kept small on purpose so a reviewer can read it whole.
 
+use std::fs::File;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
@@ -198,6 +199,47 @@ pub(crate) fn write_stderr(bytes: &[u8]) {
     let _ = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
 }
 
+/// The size of an open file, from `fstat(2)` on its descriptor.
+///
+/// This is how the confined child learns the size of a handed file: `fstat` takes a
+/// descriptor and nothing else, so the seccomp filter allows it while refusing `statx`
+/// and `newfstatat`, whose path argument could name any file (std's `File::metadata`
+/// issues `statx`, and glibc's `fstat()` wrapper issues `newfstatat(fd, "",
+/// AT_EMPTY_PATH)`, so neither may be used in the child). The raw system call is
+/// issued directly for that reason.
+///
+/// # Errors
+/// The descriptor cannot be examined (the `fstat` errno), or reports a negative size.
+#[cfg(target_os = "linux")]
+pub fn file_size(file: &File) -> io::Result<u64> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat writes one `struct stat` (the kernel's layout for this architecture,
+    // which `libc::stat` mirrors) into `st`, live and large enough for it; the descriptor
+    // is borrowed from `file`, so it stays open across the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_fstat,
+            std::os::fd::AsRawFd::as_raw_fd(file),
+            st.as_mut_ptr(),
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstat returned 0, so the kernel filled the whole struct.
+    let st = unsafe { st.assume_init() };
+    u64::try_from(st.st_size).map_err(|_| io::Error::other("negative file size"))
+}
+
+/// The size of an open file (no seccomp filter exists outside Linux, so std's metadata).
+///
+/// # Errors
+/// The descriptor cannot be examined.
+#[cfg(not(target_os = "linux"))]
+pub fn file_size(file: &File) -> io::Result<u64> {
+    file.metadata().map(|m| m.len())
+}
+
 /// No landlock outside Linux.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn landlock_abi() -> Option<i32> {
@@ -312,6 +354,49 @@ pub(crate) fn try_execve_true() -> io::Error {
     io::Error::last_os_error()
 }
 
+/// Probe: `newfstatat(AT_FDCWD, path, &st, 0)`: what glibc's `stat()` issues.
+#[cfg(target_os = "linux")]
+pub(crate) fn try_fstatat(path: &std::ffi::CStr) -> io::Result<()> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `path` is NUL-terminated and `st` is live and large enough for the one
+    // `struct stat` the kernel writes; nothing is read from `st` afterwards.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_newfstatat,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            st.as_mut_ptr(),
+            0,
+        )
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Probe: `kill(pid, signal)`.
+pub(crate) fn try_kill(pid: libc::pid_t, signal: libc::c_int) -> io::Result<()> {
+    // SAFETY: kill takes integers only; the caller never passes a pid <= 0 (a group).
+    if unsafe { libc::kill(pid, signal) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Probe: `tgkill(pid, pid, signal)`: the call glibc's `abort()` makes, aimed elsewhere.
+#[cfg(target_os = "linux")]
+pub(crate) fn try_tgkill(pid: libc::pid_t, signal: libc::c_int) -> io::Result<()> {
+    // SAFETY: tgkill takes integers only.
+    if unsafe { libc::syscall(libc::SYS_tgkill, pid, pid, signal) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 /// Probes that need Linux interfaces report "unsupported" elsewhere.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn try_ptrace_seize(_pid: libc::pid_t) -> io::Result<()> {
@@ -320,5 +405,15 @@ pub(crate) fn try_ptrace_seize(_pid: libc::pid_t) -> io::Result<()> {
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn try_process_vm_read(_pid: libc::pid_t) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_fstatat(_path: &std::ffi::CStr) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn try_tgkill(_pid: libc::pid_t, _signal: libc::c_int) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
 }

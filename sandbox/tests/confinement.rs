@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use mcp_warden_sandbox::{
-    kernel_status, probe_main, run_parser, selftest, serve_child, ChildOutput, Limits,
+    file_size, kernel_status, probe_main, run_parser, selftest, serve_child, ChildOutput, Limits,
     SandboxError, Sender, WeakSandboxPolicy, CHILD_ARG, PROBE_ARG,
 };
 use serde::{Deserialize, Serialize};
@@ -63,6 +63,57 @@ enum Behaviour {
     WriteStdout,
     MmapExec,
     KillParent(i32),
+    // ---- the filter's argument checks: each of these must be killed too ----
+    /// `std::fs::metadata` of a path (statx).
+    StatPath,
+    /// Raw `statx(AT_FDCWD, path)`.
+    StatxPath,
+    /// Raw `newfstatat(AT_FDCWD, path)` (glibc's `stat()`).
+    FstatatPath,
+    /// `statx(5, "", AT_EMPTY_PATH)` on the handed file: std's old size-hint call; the
+    /// filter cannot see the path, so the descriptor form is refused as well.
+    StatxHandedFd,
+    /// `fstat` of a descriptor that is not a handed file (the report pipe).
+    FstatReportPipe,
+    /// `access` / `faccessat` of a path.
+    AccessPath,
+    /// `readlink` of a path.
+    ReadlinkPath,
+    /// Signals to another process (its pid), each by another call.
+    KillOther(i32),
+    TkillOther(i32),
+    TgkillOther(i32),
+    SigqueueOther(i32),
+    TgsigqueueOther(i32),
+    /// `pidfd_send_signal` on a pidfd the parent handed over as fd 5.
+    PidfdSignal,
+    PidfdOpen(i32),
+    /// `tgkill` of itself with a signal other than SIGABRT.
+    TgkillSelfTerm,
+    /// `write` to the handed file (fd 5), not an answer descriptor.
+    WriteHandedFile,
+    /// `read` from stdin (fd 0), neither the request nor a handed file.
+    ReadStdin,
+    /// `mprotect` of written memory to PROT_EXEC.
+    MprotectExec,
+    MadviseMergeable,
+    /// A futex op on a shared (non-private) word.
+    SharedFutex,
+    /// A handler for a signal the runtime never resets.
+    SigactionOther,
+    FcntlDupfd,
+    LseekHandedFile,
+    Ioctl,
+    Prctl,
+    SpawnThread,
+    SchedYield,
+    // ---- and these must work under the filter ----
+    /// Report `file_size` of every handed file.
+    FileSizes,
+    /// A null-pointer write: std's fault handler resets SIGSEGV, the fault repeats.
+    Segfault,
+    /// Unbounded recursion into the guard page: std's handler reports and aborts.
+    StackOverflow,
 }
 
 type Reply = String;
@@ -87,7 +138,7 @@ fn sleep_forever() -> ! {
             libc::syscall(
                 libc::SYS_futex,
                 std::ptr::from_ref(&word),
-                libc::FUTEX_WAIT,
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
                 0,
                 std::ptr::null::<libc::timespec>(),
             );
@@ -111,9 +162,11 @@ fn frame(payload: &[u8]) -> Vec<u8> {
 fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), SandboxError> {
     match b {
         Behaviour::ReadFiles => {
-            for mut f in files {
+            for f in files {
                 let mut s = String::new();
-                f.read_to_string(&mut s)
+                // Not File::read_to_string: its size hint is a statx, which is refused.
+                f.take(u64::MAX)
+                    .read_to_string(&mut s)
                     .map_err(|e| SandboxError::handler(e.to_string()))?;
                 tx.send(&s)?;
             }
@@ -123,9 +176,8 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
         Behaviour::OpenFds => {
             let open: Vec<String> = (0..64)
                 .filter(|&fd| {
-                    // SAFETY: lseek takes integers only; EBADF means closed (a pipe
-                    // gives ESPIPE, which still means open).
-                    let rc = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
+                    // SAFETY: fcntl(F_GETFD) takes integers only; EBADF means closed.
+                    let rc = unsafe { libc::fcntl(fd, libc::F_GETFD) };
                     rc >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EBADF)
                 })
                 .map(|fd| fd.to_string())
@@ -215,7 +267,132 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
             let rc = unsafe { libc::kill(pid, 0) };
             tx.send(&format!("kill returned {rc}"))
         }
+        other => argument_case(other, &files, tx),
     }
+}
+
+/// The cases of the filter's argument checks (kept apart from the older cases above).
+#[allow(clippy::cast_possible_truncation)] // isize/ssize_t results, only reported
+fn argument_case(b: Behaviour, files: &[File], tx: &mut Sender) -> Result<(), SandboxError> {
+    const PATH: &std::ffi::CStr = c"/etc/passwd";
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    let mut stx = std::mem::MaybeUninit::<libc::statx>::uninit();
+    let mut buf = [0u8; 64];
+    let futex_word = 0u32;
+    let (sig, empty, me) = (libc::SIGKILL, c"".as_ptr(), std::process::id());
+    // SAFETY: integer arguments, NUL-terminated paths that live across each call, and
+    // out-pointers to live locals large enough for what the kernel writes (results are
+    // only reported, never read back), except the Segfault case, whose null write is the
+    // point of the case and ends the process.
+    let rc: i64 = unsafe {
+        match b {
+            Behaviour::StatPath => i64::from(std::fs::metadata("/etc/passwd").is_ok()),
+            Behaviour::StatxPath => libc::syscall(
+                libc::SYS_statx,
+                libc::AT_FDCWD,
+                PATH.as_ptr(),
+                0,
+                libc::STATX_SIZE,
+                stx.as_mut_ptr(),
+            ),
+            Behaviour::FstatatPath => libc::syscall(
+                libc::SYS_newfstatat,
+                libc::AT_FDCWD,
+                PATH.as_ptr(),
+                st.as_mut_ptr(),
+                0,
+            ),
+            Behaviour::StatxHandedFd => libc::syscall(
+                libc::SYS_statx,
+                5,
+                empty,
+                libc::AT_EMPTY_PATH,
+                libc::STATX_SIZE,
+                stx.as_mut_ptr(),
+            ),
+            Behaviour::FstatReportPipe => libc::syscall(libc::SYS_fstat, 4, st.as_mut_ptr()),
+            Behaviour::AccessPath => i64::from(libc::access(PATH.as_ptr(), libc::F_OK)),
+            Behaviour::ReadlinkPath => {
+                let exe = c"/proc/self/exe".as_ptr();
+                libc::readlink(exe, buf.as_mut_ptr().cast(), buf.len()) as i64
+            }
+            Behaviour::KillOther(pid) => i64::from(libc::kill(pid, sig)),
+            Behaviour::TkillOther(pid) => libc::syscall(libc::SYS_tkill, pid, sig),
+            Behaviour::TgkillOther(pid) => libc::syscall(libc::SYS_tgkill, pid, pid, libc::SIGABRT),
+            Behaviour::SigqueueOther(pid) | Behaviour::TgsigqueueOther(pid) => {
+                // siginfo_t is plain data; all-zero is a valid value.
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                info.si_signo = sig;
+                info.si_code = libc::SI_QUEUE;
+                let info = std::ptr::from_ref(&info);
+                if matches!(b, Behaviour::SigqueueOther(_)) {
+                    libc::syscall(libc::SYS_rt_sigqueueinfo, pid, sig, info)
+                } else {
+                    libc::syscall(libc::SYS_rt_tgsigqueueinfo, pid, pid, sig, info)
+                }
+            }
+            Behaviour::PidfdSignal => {
+                let no_info = std::ptr::null::<libc::siginfo_t>();
+                libc::syscall(libc::SYS_pidfd_send_signal, 5, sig, no_info, 0)
+            }
+            Behaviour::PidfdOpen(pid) => libc::syscall(libc::SYS_pidfd_open, pid, 0),
+            Behaviour::TgkillSelfTerm => libc::syscall(libc::SYS_tgkill, me, me, libc::SIGTERM),
+            Behaviour::WriteHandedFile => libc::write(5, b"x".as_ptr().cast(), 1) as i64,
+            Behaviour::ReadStdin => libc::read(0, buf.as_mut_ptr().cast(), buf.len()) as i64,
+            Behaviour::MprotectExec | Behaviour::MadviseMergeable => {
+                let rw = libc::PROT_READ | libc::PROT_WRITE;
+                let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+                let p = libc::mmap(std::ptr::null_mut(), 4096, rw, flags, -1, 0);
+                if p == libc::MAP_FAILED {
+                    -2
+                } else if matches!(b, Behaviour::MprotectExec) {
+                    p.cast::<u8>().write(0xc3);
+                    i64::from(libc::mprotect(p, 4096, libc::PROT_READ | libc::PROT_EXEC))
+                } else {
+                    i64::from(libc::madvise(p, 4096, libc::MADV_MERGEABLE))
+                }
+            }
+            Behaviour::SharedFutex => {
+                let word = std::ptr::from_ref(&futex_word);
+                libc::syscall(libc::SYS_futex, word, libc::FUTEX_WAKE, 1)
+            }
+            Behaviour::SigactionOther => libc::signal(libc::SIGUSR1, libc::SIG_IGN) as i64,
+            Behaviour::FcntlDupfd => i64::from(libc::fcntl(5, libc::F_DUPFD, 10)),
+            Behaviour::LseekHandedFile => libc::lseek(5, 0, libc::SEEK_SET),
+            Behaviour::Ioctl => {
+                let mut n: libc::c_int = 0;
+                i64::from(libc::ioctl(5, libc::FIONREAD, &mut n))
+            }
+            Behaviour::Prctl => i64::from(libc::prctl(libc::PR_GET_DUMPABLE)),
+            Behaviour::SpawnThread => i64::from(std::thread::spawn(|| ()).join().is_ok()),
+            Behaviour::SchedYield => i64::from(libc::sched_yield()),
+            Behaviour::FileSizes => {
+                let sizes: Vec<String> = files
+                    .iter()
+                    .map(|f| file_size(f).map_or_else(|e| e.to_string(), |n| n.to_string()))
+                    .collect();
+                return tx.send(&sizes.join(","));
+            }
+            Behaviour::Segfault => {
+                std::ptr::null_mut::<u8>().write_volatile(1);
+                0
+            }
+            Behaviour::StackOverflow => i64::from(recurse(std::hint::black_box(1)) == 0),
+            other => {
+                return Err(SandboxError::handler(format!(
+                    "{other:?} is no argument case"
+                )))
+            }
+        }
+    };
+    tx.send(&format!("{b:?} returned {rc}"))
+}
+
+/// Recursion that no optimiser can turn into a loop: each frame keeps a live buffer.
+#[allow(unconditional_recursion)] // the stack overflow is the case
+fn recurse(depth: u64) -> u64 {
+    let frame = std::hint::black_box([depth; 64]);
+    frame[0] + recurse(std::hint::black_box(depth + 1))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -259,10 +436,14 @@ fn expect_signal(b: Behaviour, signal: i32) -> Outcome {
 }
 
 fn sigsys(b: Behaviour) -> Outcome {
+    sigsys_with(b, Vec::new())
+}
+
+fn sigsys_with(b: Behaviour, files: Vec<OwnedFd>) -> Outcome {
     if !seccomp_expected() {
         return Ok(());
     }
-    let e = match run(b) {
+    let e = match run_with(b, files, &limits(), WeakSandboxPolicy::Default) {
         Err(
             e @ SandboxError::Killed {
                 signal: libc::SIGSYS,
@@ -535,6 +716,195 @@ fn t_signalling_parent_is_sigsys() -> Outcome {
     ))
 }
 
+// ---- the filter's argument checks ----
+
+fn t_stat_of_a_path_is_sigsys() -> Outcome {
+    sigsys(Behaviour::StatPath)
+}
+
+fn t_statx_of_a_path_is_sigsys() -> Outcome {
+    sigsys(Behaviour::StatxPath)
+}
+
+fn t_newfstatat_of_a_path_is_sigsys() -> Outcome {
+    sigsys(Behaviour::FstatatPath)
+}
+
+fn t_statx_even_of_a_handed_fd_is_sigsys() -> Outcome {
+    sigsys_with(Behaviour::StatxHandedFd, vec![temp_file("x")])
+}
+
+fn t_fstat_of_a_pipe_is_sigsys() -> Outcome {
+    sigsys(Behaviour::FstatReportPipe)
+}
+
+fn t_access_of_a_path_is_sigsys() -> Outcome {
+    sigsys(Behaviour::AccessPath)
+}
+
+fn t_readlink_of_a_path_is_sigsys() -> Outcome {
+    sigsys(Behaviour::ReadlinkPath)
+}
+
+/// Another process the signal cases aim at: a `sleep` of the test, running as the uid
+/// the child will have, so that only the sandbox stands between them.
+struct Target(std::process::Child);
+
+impl Target {
+    fn start() -> Target {
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("30");
+        if nix::unistd::geteuid().is_root() {
+            std::os::unix::process::CommandExt::uid(&mut cmd, 65534);
+            std::os::unix::process::CommandExt::gid(&mut cmd, 65534);
+        }
+        Target(cmd.spawn().unwrap())
+    }
+
+    fn pid(&self) -> i32 {
+        i32::try_from(self.0.id()).unwrap()
+    }
+
+    fn alive(&mut self) -> bool {
+        self.0.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The child signals a live target; it must be killed by seccomp, the target untouched.
+fn signal_case(make: fn(i32) -> Behaviour, files: impl FnOnce(&Target) -> Vec<OwnedFd>) -> Outcome {
+    let mut target = Target::start();
+    let handed = files(&target);
+    sigsys_with(make(target.pid()), handed)?;
+    std::thread::sleep(Duration::from_millis(20));
+    ensure!(
+        target.alive() || !seccomp_expected(),
+        "the target process was signalled"
+    );
+    Ok(())
+}
+
+fn t_kill_of_another_process_is_sigsys() -> Outcome {
+    signal_case(Behaviour::KillOther, |_| Vec::new())
+}
+
+fn t_tkill_of_another_process_is_sigsys() -> Outcome {
+    signal_case(Behaviour::TkillOther, |_| Vec::new())
+}
+
+fn t_tgkill_sigabrt_of_another_process_is_sigsys() -> Outcome {
+    signal_case(Behaviour::TgkillOther, |_| Vec::new())
+}
+
+fn t_rt_sigqueueinfo_to_another_process_is_sigsys() -> Outcome {
+    signal_case(Behaviour::SigqueueOther, |_| Vec::new())
+}
+
+fn t_rt_tgsigqueueinfo_to_another_process_is_sigsys() -> Outcome {
+    signal_case(Behaviour::TgsigqueueOther, |_| Vec::new())
+}
+
+fn t_pidfd_open_is_sigsys() -> Outcome {
+    signal_case(Behaviour::PidfdOpen, |_| Vec::new())
+}
+
+fn t_pidfd_send_signal_is_sigsys() -> Outcome {
+    signal_case(
+        |_| Behaviour::PidfdSignal,
+        |target| {
+            // SAFETY: pidfd_open takes integers; a returned descriptor is owned below.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, target.pid(), 0) };
+            let fd = i32::try_from(fd).unwrap();
+            assert!(fd >= 0, "pidfd_open failed");
+            // SAFETY: `fd` was just returned by pidfd_open and has no other owner.
+            vec![unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }]
+        },
+    )
+}
+
+fn t_tgkill_of_itself_with_another_signal_is_sigsys() -> Outcome {
+    sigsys(Behaviour::TgkillSelfTerm)
+}
+
+fn t_write_to_a_handed_file_is_sigsys() -> Outcome {
+    sigsys_with(Behaviour::WriteHandedFile, vec![temp_file("x")])
+}
+
+fn t_read_from_stdin_is_sigsys() -> Outcome {
+    sigsys(Behaviour::ReadStdin)
+}
+
+fn t_mprotect_exec_is_sigsys() -> Outcome {
+    sigsys(Behaviour::MprotectExec)
+}
+
+fn t_madvise_mergeable_is_sigsys() -> Outcome {
+    sigsys(Behaviour::MadviseMergeable)
+}
+
+fn t_shared_futex_is_sigsys() -> Outcome {
+    sigsys(Behaviour::SharedFutex)
+}
+
+fn t_sigaction_of_another_signal_is_sigsys() -> Outcome {
+    sigsys(Behaviour::SigactionOther)
+}
+
+fn t_fcntl_dupfd_is_sigsys() -> Outcome {
+    sigsys_with(Behaviour::FcntlDupfd, vec![temp_file("x")])
+}
+
+fn t_lseek_is_sigsys() -> Outcome {
+    sigsys_with(Behaviour::LseekHandedFile, vec![temp_file("x")])
+}
+
+fn t_ioctl_is_sigsys() -> Outcome {
+    sigsys_with(Behaviour::Ioctl, vec![temp_file("x")])
+}
+
+fn t_prctl_is_sigsys() -> Outcome {
+    sigsys(Behaviour::Prctl)
+}
+
+fn t_thread_spawn_is_sigsys() -> Outcome {
+    sigsys(Behaviour::SpawnThread)
+}
+
+fn t_sched_yield_is_sigsys() -> Outcome {
+    sigsys(Behaviour::SchedYield)
+}
+
+fn t_file_size_of_handed_files_works() -> Outcome {
+    let files = vec![
+        temp_file("12345"),
+        temp_file(""),
+        temp_file(&"x".repeat(70_000)),
+    ];
+    let out = run_with(
+        Behaviour::FileSizes,
+        files,
+        &limits(),
+        WeakSandboxPolicy::Default,
+    )
+    .map_err(|e| e.to_string())?;
+    ensure!(out.messages == ["5,0,70000"], "{:?}", out.messages);
+    Ok(())
+}
+
+fn t_segfault_is_sigsegv() -> Outcome {
+    expect_signal(Behaviour::Segfault, libc::SIGSEGV)
+}
+
+fn t_stack_overflow_is_sigabrt() -> Outcome {
+    expect_signal(Behaviour::StackOverflow, libc::SIGABRT)
+}
+
 fn t_seccomp_log_mode_is_refused_by_default() -> Outcome {
     if !seccomp_expected() {
         return Ok(());
@@ -686,6 +1056,30 @@ fn t_selftest_all_ok() -> Outcome {
     Ok(())
 }
 
+/// `selftest` shows the stat and signal probes, each denied.
+fn t_selftest_probes_stat_and_signals() -> Outcome {
+    if !seccomp_expected() {
+        return Ok(());
+    }
+    let (table, _) = selftest();
+    for label in [
+        "stat /etc/passwd (statx)",
+        "stat /etc/passwd (newfstatat)",
+        "kill(another process, SIGKILL)",
+        "tgkill(another process, SIGABRT)",
+    ] {
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(label))
+            .ok_or_else(|| format!("no row {label:?} in\n{table}"))?;
+        ensure!(
+            row.contains("denied (") && row.ends_with("OK"),
+            "row {row:?}"
+        );
+    }
+    Ok(())
+}
+
 fn t_kernel_status() -> Outcome {
     let s = kernel_status();
     print!("{s}");
@@ -739,12 +1133,82 @@ const TESTS: &[Case] = &[
         t_executable_mapping_is_sigsys,
     ),
     ("signalling_parent_is_sigsys", t_signalling_parent_is_sigsys),
+    ("stat_of_a_path_is_sigsys", t_stat_of_a_path_is_sigsys),
+    ("statx_of_a_path_is_sigsys", t_statx_of_a_path_is_sigsys),
+    (
+        "newfstatat_of_a_path_is_sigsys",
+        t_newfstatat_of_a_path_is_sigsys,
+    ),
+    (
+        "statx_even_of_a_handed_fd_is_sigsys",
+        t_statx_even_of_a_handed_fd_is_sigsys,
+    ),
+    ("fstat_of_a_pipe_is_sigsys", t_fstat_of_a_pipe_is_sigsys),
+    ("access_of_a_path_is_sigsys", t_access_of_a_path_is_sigsys),
+    (
+        "readlink_of_a_path_is_sigsys",
+        t_readlink_of_a_path_is_sigsys,
+    ),
+    (
+        "kill_of_another_process_is_sigsys",
+        t_kill_of_another_process_is_sigsys,
+    ),
+    (
+        "tkill_of_another_process_is_sigsys",
+        t_tkill_of_another_process_is_sigsys,
+    ),
+    (
+        "tgkill_sigabrt_of_another_process_is_sigsys",
+        t_tgkill_sigabrt_of_another_process_is_sigsys,
+    ),
+    (
+        "rt_sigqueueinfo_to_another_process_is_sigsys",
+        t_rt_sigqueueinfo_to_another_process_is_sigsys,
+    ),
+    (
+        "rt_tgsigqueueinfo_to_another_process_is_sigsys",
+        t_rt_tgsigqueueinfo_to_another_process_is_sigsys,
+    ),
+    ("pidfd_open_is_sigsys", t_pidfd_open_is_sigsys),
+    ("pidfd_send_signal_is_sigsys", t_pidfd_send_signal_is_sigsys),
+    (
+        "tgkill_of_itself_with_another_signal_is_sigsys",
+        t_tgkill_of_itself_with_another_signal_is_sigsys,
+    ),
+    (
+        "write_to_a_handed_file_is_sigsys",
+        t_write_to_a_handed_file_is_sigsys,
+    ),
+    ("read_from_stdin_is_sigsys", t_read_from_stdin_is_sigsys),
+    ("mprotect_exec_is_sigsys", t_mprotect_exec_is_sigsys),
+    ("madvise_mergeable_is_sigsys", t_madvise_mergeable_is_sigsys),
+    ("shared_futex_is_sigsys", t_shared_futex_is_sigsys),
+    (
+        "sigaction_of_another_signal_is_sigsys",
+        t_sigaction_of_another_signal_is_sigsys,
+    ),
+    ("fcntl_dupfd_is_sigsys", t_fcntl_dupfd_is_sigsys),
+    ("lseek_is_sigsys", t_lseek_is_sigsys),
+    ("ioctl_is_sigsys", t_ioctl_is_sigsys),
+    ("prctl_is_sigsys", t_prctl_is_sigsys),
+    ("thread_spawn_is_sigsys", t_thread_spawn_is_sigsys),
+    ("sched_yield_is_sigsys", t_sched_yield_is_sigsys),
+    (
+        "file_size_of_handed_files_works",
+        t_file_size_of_handed_files_works,
+    ),
+    ("segfault_is_sigsegv", t_segfault_is_sigsegv),
+    ("stack_overflow_is_sigabrt", t_stack_overflow_is_sigabrt),
     (
         "seccomp_log_mode_is_refused_by_default",
         t_seccomp_log_mode_is_refused_by_default,
     ),
     ("proc_shows_the_confinement", t_proc_shows_the_confinement),
     ("selftest_all_ok", t_selftest_all_ok),
+    (
+        "selftest_probes_stat_and_signals",
+        t_selftest_probes_stat_and_signals,
+    ),
     ("kernel_status", t_kernel_status),
 ];
 

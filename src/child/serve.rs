@@ -50,7 +50,8 @@ fn answer(request: &ParseRequest, job: &FileJob, files: &mut [File]) -> ChildMes
     else {
         return failed("no descriptor was handed over for this file".into());
     };
-    let size_hint = file.metadata().ok().map(|m| m.len());
+    // fstat on the descriptor: the child's filter refuses statx (File::metadata).
+    let size_hint = mcp_warden_sandbox::file_size(file).ok();
     match read_capped(file, job.size_cap, size_hint) {
         Ok(bytes) => parse_file_in_child(job.format, &bytes),
         Err(error) => match job.format {

@@ -20,7 +20,8 @@
 //! 7. **landlock** (`landlock.rs`): every filesystem, network and scope right the kernel
 //!    knows is handled and none is granted.
 //! 8. **seccomp** (`seccomp.rs`), last, so the allow-list never needs `prctl`, `capset`,
-//!    `setrlimit` or `landlock_*`.
+//!    `setrlimit` or `landlock_*`. Built here, after the child's own `execve`, so its
+//!    argument checks can name the child's pid (`tgkill` reaches only itself).
 
 mod caps;
 mod landlock;
