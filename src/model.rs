@@ -58,11 +58,24 @@ pub struct Finding {
     pub target: String,
     pub message: String,
     pub snippet: String,
+    /// A command that fixes the finding, every config-derived word already quoted
+    /// for pasting (see [`crate::text::quote::quote_for_paste`]). JSONL and SARIF
+    /// append it to the message in parentheses; the text report prints it on a line
+    /// of its own, never inside a wrapped table cell.
+    pub fix: Option<String>,
 }
 
 impl Finding {
     pub fn severity(&self) -> Severity {
         self.rule.severity()
+    }
+
+    /// The message with its fix command, as JSONL and SARIF print it.
+    pub fn message_with_fix(&self) -> std::borrow::Cow<'_, str> {
+        match &self.fix {
+            Some(fix) => std::borrow::Cow::Owned(format!("{} ({fix})", self.message)),
+            None => std::borrow::Cow::Borrowed(&self.message),
+        }
     }
 }
 
@@ -71,11 +84,42 @@ impl Finding {
 pub enum Coverage {
     /// An approved lock whose approval binds its digests matches the launch.
     Approved,
-    /// A lock matches, but it is unapproved, stale or inconsistent. `reason` says which,
-    /// in words fit for the finding message.
-    Unapproved { lock: String, reason: String },
+    /// A lock matches, but its approval does not count; `problem` says why. `lock`
+    /// is its path as shown (relative to cwd when below it).
+    Unapproved { lock: String, problem: LockProblem },
     /// No lock matches.
     None,
+}
+
+/// Why a matching lock does not count as an approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockProblem {
+    /// `pin.approved` is false: a human has not approved the surface yet.
+    NotApproved,
+    /// Approved, but `pin.approved_digest` is not `overall_digest`.
+    StaleApproval,
+    /// `server.command_digest` does not match the pinned launch.
+    CommandDigestMismatch,
+    /// The stored entry digests do not reproduce `overall_digest`.
+    EntryDigestMismatch,
+}
+
+impl LockProblem {
+    /// Words for the finding message, after "a warden.lock matches this server but".
+    pub fn describe(self) -> &'static str {
+        match self {
+            LockProblem::NotApproved => "pin.approved is false; a human has not approved the surface",
+            LockProblem::StaleApproval => "its approval is stale: pin.approved_digest does not equal overall_digest, so the approved surface is not the pinned one",
+            LockProblem::CommandDigestMismatch => "it is inconsistent: server.command_digest does not match the pinned launch",
+            LockProblem::EntryDigestMismatch => "it is inconsistent: the stored entry digests do not reproduce overall_digest",
+        }
+    }
+
+    /// Whether `lock rotate` can record an approval (it refuses stale and
+    /// inconsistent locks: those must be pinned again).
+    pub fn rotate_fixes_it(self) -> bool {
+        self == LockProblem::NotApproved
+    }
 }
 
 /// One config file that was loaded (a `~/.claude.json` project counts as its own source).

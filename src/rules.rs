@@ -133,10 +133,10 @@ rules! {
         "Keep exactly one definition: a decoy in one map can hide the one the client loads.";
     DoctorNoLock => "WRD-DOCTOR-NO-LOCK", Low,
         "No warden.lock pins this server's launch.",
-        "Run the printed mcp-warden pin command, review and commit the lock, and run mcp-warden check in CI.";
+        "Run the pin command printed under Next steps, review and commit the lock, then add the printed check step to CI.";
     DoctorLockUnapproved => "WRD-DOCTOR-LOCK-UNAPPROVED", Medium,
         "A warden.lock matches this server but its approval does not bind the pinned surface.",
-        "Review the lock, then record approval with mcp-warden lock rotate <lock> --approver <id>.";
+        "Review the lock, then record the approval with the lock rotate command at the end of the finding (a stale or inconsistent lock must be pinned again).";
     CapShell => "WRD-CAP-SHELL", Critical,
         "A pinned tool can run shell commands.",
         "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
@@ -157,64 +157,64 @@ rules! {
         "The MCP schema requires an object inputSchema; capability analysis was skipped for this tool. Report it to the server's maintainers.";
     DriftServerIdentity => "WRD-DRIFT-SERVER-IDENTITY", Critical,
         "The server's launch (command, args or URL) differs from the pinned one.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftToolAdded => "WRD-DRIFT-TOOL-ADDED", High,
         "The server declares a tool the lock does not pin.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftToolRemoved => "WRD-DRIFT-TOOL-REMOVED", Medium,
         "A pinned tool is no longer declared.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftSchemaModified => "WRD-DRIFT-SCHEMA-MODIFIED", High,
         "A tool's input or output schema changed in a way that changes what it accepts or returns (reports name the change, e.g. WRD-DRIFT-SCHEMA-ENUM-REMOVED).",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftSchemaCosmeticModified => "WRD-DRIFT-SCHEMA-COSMETIC-MODIFIED", Low,
         "A tool's input schema changed without changing what it accepts.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftCapabilityAdded => "WRD-DRIFT-CAPABILITY-ADDED", High,
         "A tool gained a derived capability (shell, fs, http, sql).",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftCapabilityRemoved => "WRD-DRIFT-CAPABILITY-REMOVED", Medium,
         "A tool lost a derived capability.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftDescriptionModified => "WRD-DRIFT-DESCRIPTION-MODIFIED", Low,
         "A tool's description changed (a common prompt-injection vector).",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftInspectionPolicyModified => "WRD-DRIFT-INSPECTION-POLICY-MODIFIED", Medium,
         "A tool's declared inspection policy changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftToolAnnotationsModified => "WRD-DRIFT-TOOL-ANNOTATIONS-MODIFIED", High,
         "A tool's annotations (hints such as readOnly or destructive) changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftSchemaOutAdded => "WRD-DRIFT-SCHEMA-OUT-ADDED", High,
         "A tool gained an output schema.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftSchemaOutRemoved => "WRD-DRIFT-SCHEMA-OUT-REMOVED", High,
         "A tool's output schema was removed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftResourceAdded => "WRD-DRIFT-RESOURCE-ADDED", Medium,
         "The server declares a resource the lock does not pin.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftResourceRemoved => "WRD-DRIFT-RESOURCE-REMOVED", Low,
         "A pinned resource is no longer declared.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftResourceModified => "WRD-DRIFT-RESOURCE-MODIFIED", Low,
         "A pinned resource's metadata changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftPromptAdded => "WRD-DRIFT-PROMPT-ADDED", Medium,
         "The server declares a prompt the lock does not pin.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftPromptRemoved => "WRD-DRIFT-PROMPT-REMOVED", Low,
         "A pinned prompt is no longer declared.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftPromptModified => "WRD-DRIFT-PROMPT-MODIFIED", Low,
         "A pinned prompt's description or arguments changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftUnapprovedChange => "WRD-DRIFT-UNAPPROVED-CHANGE", High,
         "The surface changed since it was approved.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
     DriftSchemaVersionMigrated => "WRD-DRIFT-SCHEMA-VERSION-MIGRATED", Low,
         "The lock was written at an older schema version.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, re-pin and re-approve (mcp-warden pin ... --approve --approver ID), otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
 }
 
 impl RuleId {

@@ -1,9 +1,10 @@
 //! Warnings and errors on stderr: one line each, `warning:` / `error:` prefixed,
-//! every config-derived character neutralised by safe_text.
+//! every config-derived character neutralised and every credential shape masked
+//! ([`crate::text::redact::display_capped`]).
 
 use std::io::Write;
 
-use crate::text::safe_text_capped;
+use crate::text::redact::display_capped;
 
 /// Longest diagnostic line, in code points (paths in warnings can be long).
 const DIAG_CAP: usize = 400;
@@ -40,6 +41,6 @@ impl Diag {
 
     fn line(&mut self, prefix: &str, text: &str) {
         // stderr failures cannot be reported anywhere; the exit code still tells.
-        let _ = writeln!(self.out, "{prefix}{}", safe_text_capped(text, DIAG_CAP));
+        let _ = writeln!(self.out, "{prefix}{}", display_capped(text, DIAG_CAP));
     }
 }

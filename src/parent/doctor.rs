@@ -5,6 +5,7 @@
 //! and the scan continues; the exit code is decided once, in [`exit_code`], from
 //! those counts.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -20,9 +21,13 @@ use super::parse::{self, Job};
 use super::validate;
 use crate::cli::Platform;
 use crate::engines;
-use crate::model::{AuditedServer, Coverage, EngineFinding, Finding, Report, Scope, Source};
+use crate::model::{
+    AuditedServer, Coverage, EngineFinding, Finding, LockProblem, Report, Scope, Source,
+};
 use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap};
+use crate::render::next_steps::APPROVER_PLACEHOLDER;
 use crate::rules::RuleId;
+use crate::text::safe_text::DEFAULT_CAP;
 
 /// Discovered configs larger than this are skipped (DOCTOR.md §1 "Size cap").
 pub const DISCOVERED_SIZE_CAP: u64 = 8 << 20;
@@ -556,22 +561,76 @@ pub fn server_findings(
             snippet: name.into(),
         });
     }
+    let mut fix = None;
     match coverage {
         Coverage::Approved => {}
         Coverage::None => raw.push(EngineFinding {
             rule: RuleId::DoctorNoLock,
-            message: "no warden.lock pins this server's declared surface; run the pin command below".into(),
+            message:
+                "no warden.lock pins this server's declared surface; run the pin command below"
+                    .into(),
             snippet: name.into(),
         }),
-        Coverage::Unapproved { lock, reason } => raw.push(EngineFinding {
-            rule: RuleId::DoctorLockUnapproved,
-            message: format!(
-                "a warden.lock matches this server but {reason} (mcp-warden lock rotate {lock} --approver <id>)"
-            ),
-            snippet: name.into(),
-        }),
+        Coverage::Unapproved { lock, problem } => {
+            let (message, command) = lock_problem_message(lock, *problem);
+            fix = command;
+            raw.push(EngineFinding {
+                rule: RuleId::DoctorLockUnapproved,
+                message,
+                snippet: name.into(),
+            });
+        }
     }
-    located(raw, target)
+    let mut findings = located(raw, target);
+    if let Some(fix) = fix {
+        if let Some(f) = findings
+            .iter_mut()
+            .find(|f| f.rule == RuleId::DoctorLockUnapproved)
+        {
+            f.fix = Some(fix);
+        }
+    }
+    findings
+}
+
+/// Longest WRD-DOCTOR-LOCK-UNAPPROVED message with its fix, so that a printer's
+/// 200-code-point cap never cuts the command.
+const MAX_MESSAGE_WITH_FIX: usize = DEFAULT_CAP;
+
+/// The WRD-DOCTOR-LOCK-UNAPPROVED message and, when `lock rotate` can fix the lock,
+/// the exact command with the lock's path quoted. JSONL and SARIF print it at the
+/// end of the message in parentheses (the earlier implementation's shape; a closing
+/// parenthesis after a pasted command is a syntax error, so nothing that follows it
+/// in a SARIF text can run); the text report prints it on its own line. A path that
+/// cannot be printed exactly, or would make the message too long for the cap, gets
+/// prose instead of a command that would fail as printed.
+fn lock_problem_message(lock: &str, problem: LockProblem) -> (String, Option<String>) {
+    let head = format!(
+        "a warden.lock matches this server but {}",
+        problem.describe()
+    );
+    if !problem.rotate_fixes_it() {
+        return (
+            format!("{head}; pin the server again into that lock after reviewing it"),
+            None,
+        );
+    }
+    // `lock rotate -x.warden.lock` would read the path as an option.
+    let lock = if lock.starts_with('-') {
+        Cow::Owned(format!("./{lock}"))
+    } else {
+        Cow::Borrowed(lock)
+    };
+    let command = crate::text::quote::quote_for_paste(&lock, MAX_MESSAGE_WITH_FIX)
+        .map(|path| format!("mcp-warden lock rotate {path} --approver {APPROVER_PLACEHOLDER}"))
+        .filter(|c| head.chars().count() + c.chars().count() + 3 <= MAX_MESSAGE_WITH_FIX);
+    match command {
+        Some(command) => (head, Some(command)),
+        None => (
+            format!("{head}; approve it with lock rotate once reviewed (its path cannot be shown here as typed)"),
+            None,
+        ),
+    }
 }
 
 /// `auth audit`'s findings for one server: the auth engine alone, sorted like doctor's.
@@ -588,6 +647,7 @@ fn located(raw: Vec<EngineFinding>, target: &str) -> Vec<Finding> {
             target: target.into(),
             message: f.message,
             snippet: f.snippet,
+            fix: None,
         })
         .collect();
     findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::digest;
-use crate::model::{Coverage, ServerSpec};
+use crate::model::{Coverage, LockProblem, ServerSpec};
 use crate::protocol::LockSummary;
 
 /// Directories below the search root that are listed at most this deep.
@@ -119,24 +119,19 @@ pub fn lock_matches(lock: &LockSummary, server: &ServerSpec) -> bool {
 }
 
 /// Why an approval does not count, or `None` when it binds the surface.
-pub fn approval_problem(lock: &LockSummary) -> Option<String> {
+pub fn approval_problem(lock: &LockSummary) -> Option<LockProblem> {
     if !lock.approved {
-        return Some("pin.approved is false; a human has not approved the surface".into());
+        return Some(LockProblem::NotApproved);
     }
     if lock.approved_digest.as_deref() != Some(lock.overall_digest.as_str()) {
-        return Some(
-            "its approval is stale: pin.approved_digest does not equal overall_digest, so the approved surface is not the pinned one"
-                .into(),
-        );
+        return Some(LockProblem::StaleApproval);
     }
     let command_digest = match &lock.server_url {
         Some(url) => digest::command_digest_url(url),
         None => digest::command_digest_stdio(&lock.server_command, &lock.server_args),
     };
     if command_digest != lock.command_digest {
-        return Some(
-            "it is inconsistent: server.command_digest does not match the pinned launch".into(),
-        );
+        return Some(LockProblem::CommandDigestMismatch);
     }
     let overall = digest::overall_digest(
         lock.schema_version,
@@ -146,9 +141,7 @@ pub fn approval_problem(lock: &LockSummary) -> Option<String> {
         &lock.prompt_digests,
     );
     if overall != lock.overall_digest {
-        return Some(
-            "it is inconsistent: the stored entry digests do not reproduce overall_digest".into(),
-        );
+        return Some(LockProblem::EntryDigestMismatch);
     }
     None
 }
@@ -159,11 +152,11 @@ pub fn coverage(server: &ServerSpec, locks: &[(String, LockSummary)]) -> Coverag
     for (path, lock) in locks.iter().filter(|(_, l)| lock_matches(l, server)) {
         match approval_problem(lock) {
             None => return Coverage::Approved,
-            Some(reason) => {
+            Some(problem) => {
                 if first_problem.is_none() {
                     first_problem = Some(Coverage::Unapproved {
                         lock: path.clone(),
-                        reason,
+                        problem,
                     });
                 }
             }

@@ -83,7 +83,7 @@ pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) ->
             Ok(lock_name) => {
                 let line = format!(
                     "pinned {} -> {lock_name} (unapproved). Approve with: mcp-warden lock rotate {} --approver you@example.com",
-                    crate::text::safe_text(&server.target),
+                    crate::text::display(&server.target),
                     quote(&lock_name)
                 );
                 if opts.json {

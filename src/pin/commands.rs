@@ -18,7 +18,8 @@ use super::drift::DriftItem;
 use super::lock::read::read_lock;
 use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
 use super::{build, emit, expand_env, rotate, time, write_lock_replace, Approval, PinError};
-use crate::text::{safe_text, safe_text_capped};
+use crate::text::redact::display_capped;
+use crate::text::{display, safe_text, safe_text_capped};
 
 /// Options that take a value.
 const VALUED: &[&str] = &[
@@ -181,17 +182,17 @@ pub fn parse_args(which: Which, words: &[String]) -> Result<PinArgs, String> {
 }
 
 fn err(msg: &str) {
-    eprintln!("error: {}", safe_text_capped(msg, 2000));
+    eprintln!("error: {}", display_capped(msg, 2000));
 }
 
 fn report_capture_error(e: &CaptureError) {
-    eprintln!("capture failed: {}", safe_text_capped(&e.message, 2000));
+    eprintln!("capture failed: {}", display_capped(&e.message, 2000));
     if let Some(text) = &e.stderr {
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         let start = lines.len().saturating_sub(20);
         eprintln!("server stderr (last {} line(s)):", lines.len() - start);
         for l in &lines[start..] {
-            eprintln!("  | {}", safe_text_capped(l, 300));
+            eprintln!("  | {}", display_capped(l, 300));
         }
     }
 }
@@ -283,9 +284,9 @@ fn print_findings(out: &mut impl Write, findings: &[LockFinding]) {
             out,
             "  {:<8} {:<24} {}  {}",
             f.severity,
-            safe_text(&f.rule_id),
-            safe_text(&f.target),
-            safe_text(&f.snippet)
+            display(&f.rule_id),
+            display(&f.target),
+            display(&f.snippet)
         );
     }
 }
@@ -519,8 +520,8 @@ pub fn check_main(words: &[String]) -> u8 {
                 "  {:<8} {:<28} {}  {}",
                 d.severity,
                 d.drift_class,
-                safe_text(&d.target),
-                safe_text(&d.message)
+                display(&d.target),
+                display(&d.message)
             );
         }
     }

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::model::Report;
-use crate::text::safe_text;
+use crate::text::display;
 
 /// Print the audit summary for `files` config files.
 pub fn render(report: &Report, files: usize, out: &mut dyn Write) -> io::Result<()> {
@@ -25,9 +25,9 @@ pub fn render(report: &Report, files: usize, out: &mut dyn Write) -> io::Result<
             "  {:<8}  {}  {}  {} [{}]",
             f.severity().as_str(),
             f.rule.as_str(),
-            safe_text(&f.target),
-            safe_text(&f.message),
-            safe_text(&f.snippet)
+            display(&f.target),
+            display(&f.message),
+            display(&f.snippet)
         )?;
     }
     Ok(())

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use crate::model::Finding;
 use crate::model::Report;
 use crate::render::FLUSH_AT;
-use crate::text::safe_text::safe_text_cow;
+use crate::text::display;
 
 /// Append `s` as a JSON string literal (quotes and escapes as serde_json writes them).
 fn push_json_string(buf: &mut Vec<u8>, s: &str) -> io::Result<()> {
@@ -28,11 +28,11 @@ fn push_line(buf: &mut Vec<u8>, finding: &Finding) -> io::Result<()> {
     buf.extend_from_slice(b", \"level\": ");
     push_json_string(buf, severity.level())?;
     buf.extend_from_slice(b", \"target\": ");
-    push_json_string(buf, &safe_text_cow(&finding.target))?;
+    push_json_string(buf, &display(&finding.target))?;
     buf.extend_from_slice(b", \"message\": ");
-    push_json_string(buf, &safe_text_cow(&finding.message))?;
+    push_json_string(buf, &display(&finding.message_with_fix()))?;
     buf.extend_from_slice(b", \"snippet\": ");
-    push_json_string(buf, &safe_text_cow(&finding.snippet))?;
+    push_json_string(buf, &display(&finding.snippet))?;
     buf.push(b'}');
     Ok(())
 }
@@ -71,6 +71,7 @@ pub(crate) mod tests {
             target: target.into(),
             message: message.into(),
             snippet: snippet.into(),
+            fix: None,
         }
     }
 

@@ -264,7 +264,7 @@ mod tests {
                 "x",
                 Coverage::Unapproved {
                     lock: "x.warden.lock".into(),
-                    reason: "r".into(),
+                    problem: crate::model::LockProblem::NotApproved,
                 },
             ),
         ]);

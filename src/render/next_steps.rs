@@ -722,6 +722,7 @@ mod tests {
             target: "t".into(),
             message: "m".into(),
             snippet: "s".into(),
+            fix: None,
         };
         let mut user = server("user", Coverage::None);
         user.findings = vec![finding(RuleId::DoctorNoLock), finding(RuleId::AuthNoAuth)];

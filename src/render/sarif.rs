@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Finding, Report};
 use crate::rules::{Rule, RULES};
+use crate::text::display;
 use crate::text::safe_text::safe_text;
 
 /// The SARIF schema URI GitHub and the SARIF tools recognise.
@@ -319,7 +320,7 @@ fn result(
     base_dir: &Path,
 ) -> SarifResult {
     let severity = finding.severity();
-    let target = safe_text(&finding.target);
+    let target = display(&finding.target).into_owned();
     let physical_location = report
         .sources
         .get(server.source)
@@ -337,8 +338,8 @@ fn result(
         message: Text {
             text: format!(
                 "{} [{}]",
-                safe_text(&finding.message),
-                safe_text(&finding.snippet)
+                display(&finding.message_with_fix()),
+                display(&finding.snippet)
             ),
         },
         locations: [Location {
@@ -459,6 +460,7 @@ mod tests {
                         "declared under both mcpServers and servers with different definitions"
                             .into(),
                     snippet: evil.into(),
+                    fix: None,
                 },
                 Finding {
                     rule: RuleId::SupCurlPipe,
@@ -466,11 +468,12 @@ mod tests {
                     message: "Launch reconstructs a remote-fetch-execute (curl|sh / wget|sh) shape"
                         .into(),
                     snippet: "sh -c curl x | sh".into(),
+                    fix: None,
                 },
             ],
             coverage: Coverage::Unapproved {
                 lock: "x.warden.lock".into(),
-                reason: "unapproved".into(),
+                problem: crate::model::LockProblem::NotApproved,
             },
             lock_name: None,
         });
@@ -489,10 +492,11 @@ mod tests {
                 target: "/work/repo/sub dir/.vscode/mcp.json#vs".into(),
                 message: "a warden.lock matches this server but pin.approved is false".into(),
                 snippet: "vs".into(),
+                fix: None,
             }],
             coverage: Coverage::Unapproved {
                 lock: "vs.warden.lock".into(),
-                reason: "unapproved".into(),
+                problem: crate::model::LockProblem::NotApproved,
             },
             lock_name: None,
         });

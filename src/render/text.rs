@@ -15,7 +15,8 @@ use crate::model::Report;
 use crate::render::next_steps::render_next_steps;
 use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
-use crate::text::safe_text::{safe_text, safe_text_cow};
+use crate::text::display;
+use crate::text::safe_text::safe_text;
 
 /// How the human report is drawn. The caller decides (a TTY and no `NO_COLOR`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,8 +236,8 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
         .map(|f| Row {
             severity: f.severity(),
             rule: f.rule.as_str(),
-            target: safe_text_cow(&f.target),
-            message: safe_text_cow(&f.message),
+            target: display(&f.target),
+            message: display(&f.message),
         })
         .collect();
     // Stable: ties keep report order.
@@ -360,6 +361,28 @@ fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::R
     out.write_all(buf.as_bytes())
 }
 
+/// The findings' fix commands, each on a line of its own so it can be copied whole
+/// (a table cell would wrap it).
+fn render_fixes(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let mut fixes = report
+        .findings()
+        .filter_map(|f| f.fix.as_deref())
+        .peekable();
+    if fixes.peek().is_none() {
+        return Ok(());
+    }
+    let mut buf = String::from(
+        "\nLocks that match a server but are not approved — review each, then record the approval:\n",
+    );
+    for fix in fixes {
+        buf.push_str("  ");
+        buf.push_str(&display(fix));
+        buf.push('\n');
+        flush_if_full(&mut buf, out)?;
+    }
+    out.write_all(buf.as_bytes())
+}
+
 /// Write the human report for `report`.
 pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
     writeln!(
@@ -380,8 +403,8 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
         writeln!(
             out,
             "  {}  {}  ({count} server(s))",
-            paint(style, CYAN, &safe_text(&source.client)),
-            safe_text(&source.label)
+            paint(style, CYAN, &display(&source.client)),
+            display(&source.label)
         )?;
     }
     writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
@@ -401,6 +424,7 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
         }
     } else {
         render_table(report, out, style)?;
+        render_fixes(report, out)?;
     }
 
     if report.uncovered().next().is_some() {
@@ -658,6 +682,7 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
             target: target.into(),
             message: "m".into(),
             snippet: "s".into(),
+            fix: None,
         };
         r.servers[0].findings = vec![
             f(RuleId::SupPipUnpinned, "b"),

@@ -80,6 +80,16 @@ pub fn quote(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `word` quoted for a command printed inside a message, or `None` when the printed
+/// line would not pass exactly `word` to the program: a character that
+/// [`safe_text`](super::safe_text) neutralises, a credential shape that
+/// [`display`](super::display) would mask, or more than `max` code points. A caller
+/// that gets `None` prints prose instead of a command that fails as printed.
+pub fn quote_for_paste(word: &str, max: usize) -> Option<Cow<'_, str>> {
+    let printable = word.chars().count() <= max && !word.chars().any(is_neutralised);
+    (printable && !super::redact::has_credential(word)).then(|| quote(word))
+}
+
 /// One word exactly as it will be passed to a process, for the `--pin` consent
 /// prompt: [`quote`]d when every character is printable, else ANSI-C quoted
 /// (`$'…'`, bash and zsh) with every neutralised character written as an escape, so

@@ -8,6 +8,7 @@ mod discovery;
 mod hostile;
 mod locks;
 mod output;
+mod paste;
 mod pin;
 mod roundtrip;
 mod rules;
