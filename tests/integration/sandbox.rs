@@ -50,8 +50,22 @@ fn selftest_passes_on_this_kernel() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for probe in ["/etc/hostname", "execve", "AF_INET", "AF_UNIX", "ptrace"] {
-        assert!(text.contains(probe), "missing probe {probe}: {text}");
+    for probe in [
+        "/etc/hostname",
+        "execve",
+        "AF_INET",
+        "AF_UNIX",
+        "ptrace",
+        "stat /etc/passwd (statx)",
+        "stat /etc/passwd (newfstatat)",
+        "kill(another process",
+        "tgkill(another process",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(probe))
+            .unwrap_or_else(|| panic!("missing probe {probe}: {text}"));
+        assert!(line.ends_with("OK"), "{line}");
     }
 }
 
