@@ -209,10 +209,33 @@ fn words_are_auth(ws: &[String]) -> bool {
     ws.len() >= 2 && last == "key" && !BENIGN_KEY_PREFIXES.contains(&ws[ws.len() - 2].as_str())
 }
 
+/// Fragments one of which every auth-shaped name contains, in any case: every
+/// entry of [`EXACT_KEYS`] and [`STRONG_WORDS`], the run-together forms of
+/// `strong_word`, and `<word> key`. A cheap negative test, so the printers can ask
+/// about every `KEY=` they print without splitting each key into words
+/// (`fragments_cover_every_auth_word` keeps it in step with the lists).
+const AUTH_FRAGMENTS: &[&str] = &[
+    "auth", "token", "secret", "pass", "key", "cookie", "bearer", "cred", "pat",
+];
+
+/// False only for a name that cannot be auth-shaped. Non-ASCII names are always
+/// examined: Unicode lowercasing maps some other letters onto ASCII ones (U+212A
+/// KELVIN SIGN lowercases to `k`).
+fn may_be_auth(name: &str) -> bool {
+    if !name.is_ascii() {
+        return true;
+    }
+    let b = name.as_bytes();
+    AUTH_FRAGMENTS.iter().any(|f| {
+        b.windows(f.len())
+            .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+    })
+}
+
 /// Whether a config key (env name, header name, URL query key, JSON key) names
 /// authentication material.
 pub(crate) fn is_auth_key(name: &str) -> bool {
-    words_are_auth(&words(name))
+    may_be_auth(name) && words_are_auth(&words(name))
 }
 
 /// Whether a command-line flag or a `KEY=value` key is auth-shaped for the pin
@@ -264,6 +287,18 @@ pub(crate) fn is_auth_query_key(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fragments_cover_every_auth_word() {
+        for w in EXACT_KEYS.iter().chain(STRONG_WORDS) {
+            assert!(may_be_auth(w), "{w}");
+            assert!(may_be_auth(&w.to_uppercase()), "{w}");
+        }
+        assert!(may_be_auth("OPENAI_KEY") && may_be_auth("githubtoken"));
+        assert!(!may_be_auth("MAX_RETRIES") && !may_be_auth("--port"));
+        // Non-ASCII names are never filtered out.
+        assert!(is_auth_key("TO\u{212A}EN"));
+    }
 
     #[test]
     fn auth_keys() {

@@ -53,13 +53,17 @@ pub fn lock_slug(name: &str) -> String {
 }
 
 pub(crate) fn sha256_hex(s: &str) -> String {
-    Sha256::digest(s.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(64);
+    for b in Sha256::digest(s.as_bytes()) {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    out
 }
 
 /// Where the candidate search of one server name stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Progress {
     /// `<slug>.warden.lock` not tried yet.
     Plain,
@@ -71,31 +75,47 @@ enum Progress {
 
 struct NameState {
     slug: String,
-    hex: String,
+    /// sha256 of the name in hex, computed once the plain name was taken (most
+    /// names never need it).
+    hex: Option<String>,
     progress: Progress,
 }
+
+/// Hex digits of a SHA-256.
+const HASH_DIGITS: usize = 64;
 
 impl NameState {
     fn new(name: &str) -> NameState {
         NameState {
             slug: lock_slug(name),
-            hex: sha256_hex(name),
+            hex: None,
             progress: Progress::Plain,
         }
     }
 
-    fn candidate(&self) -> String {
-        match self.progress {
-            Progress::Plain => format!("{}{LOCK_SUFFIX}", self.slug),
-            Progress::Hash(n) => format!("{}-{}{LOCK_SUFFIX}", self.slug, &self.hex[..n]),
-            Progress::Counter(i) => format!("{}-{}-{i}{LOCK_SUFFIX}", self.slug, self.hex),
+    fn candidate(&mut self, name: &str) -> String {
+        let mut out = String::with_capacity(self.slug.len() + HASH_DIGITS + 24);
+        out.push_str(&self.slug);
+        if self.progress != Progress::Plain {
+            let hex = self.hex.get_or_insert_with(|| sha256_hex(name));
+            out.push('-');
+            match self.progress {
+                Progress::Hash(n) => out.push_str(&hex[..n]),
+                _ => out.push_str(hex),
+            }
         }
+        if let Progress::Counter(i) = self.progress {
+            out.push('-');
+            out.push_str(&i.to_string());
+        }
+        out.push_str(LOCK_SUFFIX);
+        out
     }
 
     fn advance(&mut self) {
         self.progress = match self.progress {
             Progress::Plain => Progress::Hash(FIRST_HASH_DIGITS),
-            Progress::Hash(n) if n < self.hex.len() => Progress::Hash(n + 1),
+            Progress::Hash(n) if n < HASH_DIGITS => Progress::Hash(n + 1),
             Progress::Hash(_) => Progress::Counter(2),
             Progress::Counter(i) => Progress::Counter(i.saturating_add(1)),
         };
@@ -122,12 +142,14 @@ impl<'a> LockNamer<'a> {
 
     /// The next free name for a server called `name`.
     pub fn name(&mut self, name: &str) -> String {
-        let state = self
-            .states
-            .entry(name.to_string())
-            .or_insert_with(|| NameState::new(name));
+        if !self.states.contains_key(name) {
+            self.states.insert(name.to_string(), NameState::new(name));
+        }
+        let Some(state) = self.states.get_mut(name) else {
+            return lock_slug(name) + LOCK_SUFFIX;
+        };
         loop {
-            let candidate = state.candidate();
+            let candidate = state.candidate(name);
             // A taken candidate stays taken for the rest of the run: never retried.
             state.advance();
             if !self.given.contains(&candidate) && !(self.is_taken)(&candidate) {

@@ -300,11 +300,11 @@ const MIN_BEARER_TOKEN: usize = 8;
 fn bearer_spans(text: &str, out: &mut Vec<Range<usize>>) {
     const WORD: &[u8] = b"bearer ";
     let b = text.as_bytes();
-    if b.len() < WORD.len() {
-        return;
-    }
-    let mut i = 0;
-    while i + WORD.len() <= b.len() {
+    let mut next = 0;
+    for i in memchr::memchr2_iter(b'b', b'B', b) {
+        if i < next || i + WORD.len() > b.len() {
+            continue;
+        }
         let at_word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
         if at_word_start && b[i..i + WORD.len()].eq_ignore_ascii_case(WORD) {
             let mut start = i + WORD.len();
@@ -320,9 +320,7 @@ fn bearer_spans(text: &str, out: &mut Vec<Range<usize>>) {
             if token.len() >= MIN_BEARER_TOKEN && !is_secret_reference(token) {
                 out.push(start..end);
             }
-            i = end.max(i + 1);
-        } else {
-            i += 1;
+            next = end;
         }
     }
 }
