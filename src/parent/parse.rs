@@ -210,6 +210,31 @@ fn unfinished(format: FileFormat, reason: &str) -> ChildMessage {
 mod tests {
     use super::*;
 
+    /// The checked-in hostile report streams (`fuzz/regressions/frame/`): frames of
+    /// minimal wire size that would own 15 to 26 times their size once decoded are
+    /// refused by the decoder, before the memory is taken.
+    #[test]
+    fn amplifying_report_streams_are_refused_while_decoding() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/frame");
+        for name in [
+            "empty-strings-in-lock-args",
+            "empty-sections",
+            "tiny-server-entries",
+        ] {
+            let data = std::fs::read(dir.join(name)).expect("regression input");
+            let limits = crate::fuzz_props::frame_limits();
+            let out = mcp_warden_sandbox::decode_report_stream::<ChildMessage>(
+                &data[1..],
+                &limits,
+                WeakSandboxPolicy::AllowWeak,
+            );
+            assert!(
+                matches!(out, Err(SandboxError::DecodedTooLarge { .. })),
+                "{name}: {out:?}"
+            );
+        }
+    }
+
     #[test]
     fn shares_follow_the_file_and_stay_within_a_frame() {
         let s = share(FileFormat::Lock, 10_000);
