@@ -8,10 +8,10 @@
 //!   records do not fit is answered with a `TooLarge` error naming the share, and
 //!   the next job goes on.
 //! * **Memory.** Files are read and parsed one at a time, and each one's buffer,
-//!   tree and answer are freed before the next, except the trees left to the exit
-//!   while their files total at most `LEAVE_TO_EXIT_BYTES` (8 MiB; freeing a large tree
-//!   node by node just before exiting is measurable; leaving many would add up
-//!   against the child's address-space limit).
+//!   tree and answer are freed before the next, except the trees (and answers) left
+//!   to the exit while their files total at most `LEAVE_TO_EXIT_BYTES` (9 MiB:
+//!   freeing a large tree node by node just before exiting is measurable; leaving
+//!   many would add up against the child's address-space limit).
 
 use std::fs::File;
 
@@ -22,10 +22,11 @@ use crate::protocol::{
     ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, PAYLOAD_VERSION,
 };
 
-/// Input bytes whose parse trees may be left to the process exit, all files together
-/// (one discovered config's size cap: the usual large `~/.claude.json` keeps its fast
-/// exit, and at most about 32 bytes of tree per input byte stay allocated).
-const LEAVE_TO_EXIT_BYTES: u64 = 8 << 20;
+/// Input bytes whose parse trees may be left to the process exit, all files together:
+/// one discovered config's size cap plus 1 MiB for the small configs handed over
+/// before it, so the usual large `~/.claude.json` keeps its fast exit; at most about
+/// 32 bytes of tree per input byte (under 300 MiB) stay allocated.
+const LEAVE_TO_EXIT_BYTES: u64 = 9 << 20;
 
 /// Run as the parser child (`argv[1]` is the sandbox's child argument). Never returns.
 pub fn serve() -> ! {
@@ -33,9 +34,12 @@ pub fn serve() -> ! {
         |request: ParseRequest, mut files: Vec<File>, sender: &mut Sender| {
             let mut left_to_exit = 0u64;
             for job in &request.jobs {
-                let answer = answer(&request, job, &mut files, &mut left_to_exit);
+                let (answer, left) = answer(&request, job, &mut files, &mut left_to_exit);
                 match sender.send_within(&answer, &job.share) {
-                    Ok(()) => {}
+                    // A file whose tree was left to the exit leaves its records too
+                    // (bounded alike: they are at most its decoded share).
+                    Ok(()) if left => std::mem::forget(answer),
+                    Ok(()) => drop(answer),
                     Err(SandboxError::ShareExceeded {
                         payload,
                         decoded,
@@ -76,14 +80,15 @@ fn size_hint(file: &File) -> Option<u64> {
     file.metadata().ok().map(|m| m.len())
 }
 
+/// The answer for one job, and whether its parse tree was left to the exit.
 fn answer(
     request: &ParseRequest,
     job: &FileJob,
     files: &mut [File],
     left_to_exit: &mut u64,
-) -> ChildMessage {
+) -> (ChildMessage, bool) {
     if request.payload_version != PAYLOAD_VERSION {
-        return failed(
+        let answer = failed(
             job.format,
             LoadErrorKind::Read,
             format!(
@@ -91,16 +96,18 @@ fn answer(
                 request.payload_version
             ),
         );
+        return (answer, false);
     }
     let Some(file) = usize::try_from(job.fd_index)
         .ok()
         .and_then(|i| files.get_mut(i))
     else {
-        return failed(
+        let answer = failed(
             job.format,
             LoadErrorKind::Read,
             "no descriptor was handed over for this file".into(),
         );
+        return (answer, false);
     };
     let hint = size_hint(file);
     match read_capped(file, job.size_cap, hint) {
@@ -110,8 +117,8 @@ fn answer(
             if leave {
                 *left_to_exit += len;
             }
-            parse_file_in_child(job.format, &bytes, leave)
+            (parse_file_in_child(job.format, &bytes, leave), leave)
         }
-        Err(error) => failed(job.format, error.kind, error.message),
+        Err(error) => (failed(job.format, error.kind, error.message), false),
     }
 }
