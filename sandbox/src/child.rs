@@ -145,24 +145,16 @@ impl Sender {
         share: &MessageShare,
     ) -> Result<(), SandboxError> {
         let bytes = frame::encode(&ChildFrame::Message(message))?;
-        let payload = &bytes[frame::HEADER_LEN..];
-        let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
-        let bound = crate::decoded_bound(payload.len()).min(share.max_decoded);
-        let exceeded = |decoded| SandboxError::ShareExceeded {
-            payload: len,
-            decoded,
-            max_payload: u64::from(share.max_payload),
-            max_decoded: bound,
-        };
-        if len > u64::from(share.max_payload) {
-            return Err(exceeded(0));
-        }
-        match frame::decode_within::<ChildFrame<M>>(payload, bound) {
-            // The decoded copy is dropped at once; only the bytes are sent.
-            Ok((_, spent)) if share.admits(len, spent) => {}
-            Ok((_, spent)) => return Err(exceeded(spent)),
-            Err(SandboxError::DecodedTooLarge { .. }) => return Err(exceeded(bound + 1)),
-            Err(e) => return Err(e),
+        let cost = frame::message_cost::<M>(&bytes[frame::HEADER_LEN..], share)?;
+        if !share.admits(cost.payload, cost.decoded) {
+            return Err(SandboxError::ShareExceeded {
+                payload: cost.payload,
+                decoded: cost.decoded,
+                max_payload: u64::from(share.max_payload),
+                max_decoded: share.max_decoded.min(crate::decoded_bound(
+                    usize::try_from(cost.payload).unwrap_or(usize::MAX),
+                )),
+            });
         }
         self.write_bytes(&bytes)?;
         self.count += 1;

@@ -43,11 +43,12 @@ pub const DECODE_SLACK: u64 = 16 << 10;
 /// `DECODE_FACTOR × payload_len + DECODE_SLACK`. Every frame, in both directions, is
 /// held to it while it is decoded.
 ///
-/// Why 8: an honest mcp-warden record owns 1.3 to 5 times its wire size (a lock's
-/// digests 1.3, a typical server entry 3, a server with only short fields 5); only
-/// records made of nearly empty fields go beyond, and the child then reports that one
-/// file as too large instead of sending it. A hostile frame of empty strings (24
-/// bytes of `String` per wire byte) is refused at its length prefix.
+/// Why 8: honest mcp-warden answers own 1.2 to 4.7 times their wire size (measured
+/// by `honest_answers_fit_their_shares` in the main crate: a lock summary 1.2–1.3, a
+/// whole lock 1.9–4.6, configs of 20,000 short server entries 4.5–4.7); only records
+/// made of nearly empty fields go beyond, and the child then reports that one file as
+/// too large instead of sending it. A hostile frame of empty strings (24 bytes of
+/// `String` per wire byte) is refused at its length prefix.
 #[must_use]
 pub fn decoded_bound(payload_len: usize) -> u64 {
     u64::try_from(payload_len)
@@ -122,6 +123,43 @@ pub(crate) fn decode_within<T: DeserializeOwned>(
         };
     }
     scaled!(16 17 18 19 20 21 22 23 24 25 26)
+}
+
+/// What one message costs its receiver, as the receiver measures it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageCost {
+    /// Frame payload bytes (the message and its frame tag).
+    pub payload: u64,
+    /// Decoded bytes the value owns; above the share's `max_decoded` (or the frame's
+    /// bound) it is reported as one more than the smaller of the two.
+    pub decoded: u64,
+}
+
+/// The cost of an encoded message frame payload, measured by decoding it exactly as
+/// the parent does, under the share's budget (a payload over the share's
+/// `max_payload` is not decoded: its decoded cost is reported as 0).
+pub(crate) fn message_cost<M: DeserializeOwned>(
+    payload: &[u8],
+    share: &crate::MessageShare,
+) -> Result<MessageCost, SandboxError> {
+    let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
+    if len > u64::from(share.max_payload) {
+        return Ok(MessageCost {
+            payload: len,
+            decoded: 0,
+        });
+    }
+    let bound = decoded_bound(payload.len()).min(share.max_decoded);
+    let decoded = match decode_within::<ChildFrame<M>>(payload, bound) {
+        // The decoded copy is dropped at once.
+        Ok((_, spent)) => spent,
+        Err(SandboxError::DecodedTooLarge { .. }) => bound.saturating_add(1),
+        Err(e) => return Err(e),
+    };
+    Ok(MessageCost {
+        payload: len,
+        decoded,
+    })
 }
 
 /// The value and the decoded bytes it was charged.

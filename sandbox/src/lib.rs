@@ -94,7 +94,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use child::Sender;
 pub use error::SandboxError;
-pub use frame::{decoded_bound, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};
+pub use frame::{decoded_bound, MessageCost, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};
 pub use policy::{evaluate, FULL_LANDLOCK_ABI};
 pub use probe::{probe_main, selftest};
 pub use spawn::SECCOMP_LOG_ENV;
@@ -270,6 +270,20 @@ pub fn run_parser<Req: Serialize, Msg: DeserializeOwned>(
 ) -> Result<ChildOutput<Msg>, SandboxError> {
     let spawned = spawn::spawn(spawn::Role::Parser, files)?;
     supervise::exchange(spawned, request, limits, policy)
+}
+
+/// What `message` costs a parent that receives it (payload bytes, decoded bytes), as
+/// the parent measures it, within `share` (see [`Sender::send_within`]). For tests and
+/// tools that size shares.
+///
+/// # Errors
+/// The message cannot be encoded or does not decode.
+pub fn message_cost<M: Serialize + DeserializeOwned>(
+    message: &M,
+    share: &MessageShare,
+) -> Result<MessageCost, SandboxError> {
+    let bytes = frame::encode(&frame::ChildFrame::Message(message))?;
+    frame::message_cost::<M>(&bytes[frame::HEADER_LEN..], share)
 }
 
 /// Decode a complete child→parent byte stream exactly as [`run_parser`] checks a live

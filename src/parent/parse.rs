@@ -235,6 +235,81 @@ mod tests {
         }
     }
 
+    /// The shares fit what honest files produce: the golden locks, read both ways, and
+    /// configs shaped like real and benchmark ones (pretty, minified, `~/.claude.json`
+    /// projects). Each answer's decoded/wire ratio is printed for the record.
+    #[test]
+    fn honest_answers_fit_their_shares() {
+        let check = |what: &str, format: FileFormat, bytes: &[u8]| {
+            let answer = crate::child::parse_file(format, bytes);
+            let share = share(format, bytes.len() as u64);
+            let cost = mcp_warden_sandbox::message_cost(&answer, &share).expect("cost");
+            println!(
+                "{what}: {} bytes in, {} on the wire, {} decoded ({:.2}x)",
+                bytes.len(),
+                cost.payload,
+                cost.decoded,
+                cost.decoded as f64 / cost.payload as f64
+            );
+            assert!(
+                share.admits(cost.payload, cost.decoded),
+                "{what}: {cost:?} over {share:?}"
+            );
+            assert!(
+                !matches!(
+                    &answer,
+                    ChildMessage::Config(Err(_))
+                        | ChildMessage::Lock(Err(_))
+                        | ChildMessage::LockRecord(Err(_))
+                ),
+                "{what}: {answer:?}"
+            );
+        };
+        let golden =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pin/golden");
+        for entry in std::fs::read_dir(golden).expect("golden") {
+            let path = entry.expect("entry").path();
+            let bytes = std::fs::read(&path).expect("read");
+            let name = path.display().to_string();
+            check(&name, FileFormat::Lock, &bytes);
+            check(&name, FileFormat::LockRecord, &bytes);
+        }
+        let server = |i: usize| {
+            if i % 3 == 0 {
+                serde_json::json!({"command": "npx", "args": ["-y", format!("@example/server-{i}@1.{i}.0")], "env": {"API_TOKEN": "${TOKEN}"}})
+            } else {
+                serde_json::json!({"command": "uvx", "args": [format!("mcp-server-{i}==0.{i}.1")]})
+            }
+        };
+        let servers: serde_json::Map<String, serde_json::Value> =
+            (0..20_000).map(|i| (format!("s{i}"), server(i))).collect();
+        let plain = serde_json::json!({ "mcpServers": servers });
+        check(
+            "pretty config",
+            FileFormat::Json,
+            &serde_json::to_vec_pretty(&plain).expect("json"),
+        );
+        check(
+            "minified config",
+            FileFormat::Json,
+            plain.to_string().as_bytes(),
+        );
+        let projects: serde_json::Map<String, serde_json::Value> = (0..10_000)
+            .map(|i| {
+                (
+                    format!("/home/u/src/project-{i}"),
+                    serde_json::json!({"mcpServers": {"a": server(i), "b": server(i + 1)}, "history": ["x"]}),
+                )
+            })
+            .collect();
+        let claude = serde_json::json!({"mcpServers": {"top": server(0)}, "projects": projects});
+        check(
+            "~/.claude.json",
+            FileFormat::ClaudeJson,
+            &serde_json::to_vec_pretty(&claude).expect("json"),
+        );
+    }
+
     #[test]
     fn shares_follow_the_file_and_stay_within_a_frame() {
         let s = share(FileFormat::Lock, 10_000);
