@@ -325,3 +325,53 @@ fn check_and_rotate_read_lock_bytes_only_in_the_confined_child() {
         assert_eq!(code, 0, "{stderr}");
     }
 }
+
+/// The parser child's peak resident memory for `doctor ARGS`, from the resource report.
+fn child_peak_kib(env: &Env, args: &[&str]) -> (Run, u64) {
+    let mut env_args = args.to_vec();
+    env_args.extend(["--no-discover", "--json"]);
+    let out = env
+        .command(&[&["doctor"][..], &env_args].concat())
+        .env("MCP_WARDEN_RESOURCE_REPORT", "1")
+        .output()
+        .expect("run");
+    let run = Run::from(out);
+    let peak = run
+        .stderr
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("child_max_rss_kib="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no resource report: {}", run.stderr));
+    (run, peak)
+}
+
+#[test]
+fn parse_trees_are_freed_file_by_file_in_the_parser_child() {
+    // A 9.5 MiB config whose server map holds millions of tiny values has a parse
+    // tree of about 200 MiB. Trees left to the child's exit would add up against its
+    // 1 GiB address-space limit, and five would abort the whole exchange; freed
+    // file by file, two of them cost the child what one does.
+    let env = Env::new();
+    let mut body = String::from("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [");
+    body.push_str(&"0,".repeat(19 << 18));
+    body.push_str("0]}}}");
+    let one = env.write("work/c1.json", &body).display().to_string();
+    let two = env.write("work/c2.json", &body).display().to_string();
+    let (run, single) = child_peak_kib(&env, &["--config", &one]);
+    run.expect_code(2);
+    let (run, double) = child_peak_kib(&env, &["--config", &one, "--config", &two]);
+    run.expect_code(2);
+    for name in ["c1.json#s", "c2.json#s"] {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("args")),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        double * 2 <= single * 3,
+        "two large configs peaked the child at {double} KiB, one at {single} KiB"
+    );
+}
