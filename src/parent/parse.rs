@@ -162,10 +162,7 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
         check_message(*format, message).map_err(ParseError::Invalid)?;
     }
     if let Some(why) = &output.cut_short {
-        let reason = format!("the parser child stopped before reaching this file ({why})");
-        for format in &formats[answers.len()..] {
-            answers.push(unfinished(*format, &reason));
-        }
+        fill_unreached(&mut answers, &formats, why);
     }
     Ok(Parsed {
         confinement: output.confinement,
@@ -190,6 +187,14 @@ fn exchange_limits(shares: &[MessageShare]) -> Limits {
         message_shares: shares.to_vec(),
         keep_partial: true,
         ..Limits::default()
+    }
+}
+
+/// One `Unfinished` error for each job after the answers the child sent.
+fn fill_unreached(answers: &mut Vec<ChildMessage>, formats: &[FileFormat], why: &SandboxError) {
+    let reason = format!("the parser child stopped before reaching this file ({why})");
+    for format in formats.get(answers.len()..).unwrap_or_default() {
+        answers.push(unfinished(*format, &reason));
     }
 }
 
@@ -308,6 +313,35 @@ mod tests {
             FileFormat::ClaudeJson,
             &serde_json::to_vec_pretty(&claude).expect("json"),
         );
+    }
+
+    #[test]
+    fn files_not_reached_get_their_own_error_of_their_kind() {
+        let formats = [FileFormat::Json, FileFormat::Lock, FileFormat::LockRecord];
+        let first = crate::child::parse_file(FileFormat::Json, br#"{"mcpServers": {}}"#);
+        let mut answers = vec![first.clone()];
+        let why = SandboxError::Timeout {
+            after: std::time::Duration::from_secs(10),
+        };
+        fill_unreached(&mut answers, &formats, &why);
+        assert_eq!(answers.len(), 3);
+        assert_eq!(answers[0], first, "an answer received is kept");
+        for (format, answer) in formats.iter().zip(&answers).skip(1) {
+            assert!(
+                check_message(*format, answer).is_err(),
+                "the child may not send these"
+            );
+            let e = match answer {
+                ChildMessage::Lock(Err(e)) | ChildMessage::LockRecord(Err(e)) => e,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(e.kind, LoadErrorKind::Unfinished);
+            assert!(
+                e.message.contains("did not finish within 10.0 s"),
+                "{}",
+                e.message
+            );
+        }
     }
 
     #[test]
