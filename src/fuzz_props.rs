@@ -28,7 +28,10 @@
 //!   or the `--` form, which is used whenever an argv word could be read as one of
 //!   `pin`'s options; no word holds a vendor-pattern secret.
 //! * `frame`: [`decode_report_stream`] is total, and what it accepts respects the
-//!   limits it was given.
+//!   limits it was given, including the decoded-size bound: the heap the accepted
+//!   messages own (counted by hand over the wire types) is at most
+//!   `8 × stream + 16 KiB per message` and the exchange's decoded total, and the
+//!   harness's peak stays within [`frame_memory_bound`].
 //! * `mcp_message`: the capture client ([`run_capture`]) over a scripted server
 //!   (one JSON-RPC message per input line) ends in a surface or an error, never
 //!   asks for more pages or keeps more items than its limits allow, and a surface
@@ -54,10 +57,12 @@ use crate::pin::capture::http::{read_sse_events, SseStop, MAX_QUEUED as SSE_MAX_
 use crate::pin::capture::jsonrpc::{run_capture, Transport, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::pin::capture::{CaptureError, Limits as CaptureLimits};
 use crate::pin::lock::build::{build_lock, Approval};
-use crate::pin::lock::read::parse_lock;
+use crate::pin::lock::record::lock_from_record;
 use crate::pin::lock::write::to_pretty_json;
+use crate::pin::lock::Lock;
 use crate::protocol::{
-    ChildMessage, FileFormat, LoadErrorKind, LockSummary, ParsedConfig, ServerBody,
+    ChildMessage, FileFormat, JsonToken, LoadErrorKind, LockRecord, LockSummary, ParsedConfig,
+    ServerBody,
 };
 use crate::render::lock_names::lock_file_name;
 use crate::render::next_steps::{
@@ -130,8 +135,27 @@ pub fn memory_bound(len: usize) -> (usize, usize) {
     )
 }
 
-/// Fail when one input used more heap than [`memory_bound`].
+/// The `frame` target's peak: the stream's bytes (the reader's buffer and payload
+/// copies, 3×), what the decoder may let the values own (8 bytes per payload byte, and
+/// the per-frame slack of at most 64 messages), doubled for `Vec`'s rounding, and
+/// 4 MiB. Before sequence slots were charged, a frame of empty strings owned 24 bytes
+/// per input byte and exceeded it.
+pub fn frame_memory_bound(len: usize) -> usize {
+    let decoded = len.saturating_mul(8) + 64 * (16 << 10);
+    len.saturating_mul(3) + 2 * decoded + (4 << 20)
+}
+
+/// Fail when one input used more heap than [`memory_bound`] (for `frame`,
+/// [`frame_memory_bound`] as well).
 pub fn check_memory(target: &str, len: usize, peak: usize, largest: usize) {
+    if target == "frame" {
+        let bound = frame_memory_bound(len);
+        assert!(
+            peak <= bound,
+            "memory bound: frame peaked at {peak} live heap bytes on {len} bytes of input \
+             (decoded-size bound {bound})"
+        );
+    }
     let (max_peak, max_single) = memory_bound(len);
     assert!(
         largest <= max_single,
@@ -346,6 +370,54 @@ fn check_position(format: FileFormat, text: &str, line: u32, column: u32, key: &
 // ---------------------------------------------------------------------------
 // Lock.
 
+/// A lock read whole, the way `check` and `lock rotate` read one: the child's reader,
+/// the parent's re-validation, the record turned into the document model.
+fn read_whole_lock(data: &[u8]) -> Result<Lock, String> {
+    let msg = parse_file(FileFormat::LockRecord, data);
+    if let Err(e) = check_message(FileFormat::LockRecord, &msg) {
+        panic!(
+            "lock: the parent's re-validation refuses an honest child's record: {}",
+            e.0
+        );
+    }
+    match msg {
+        ChildMessage::LockRecord(Ok(record)) => lock_from_record(record)
+            .map_err(|e| panic!("lock: an honest child's record does not rebuild: {}", e.0)),
+        ChildMessage::LockRecord(Err(e)) => Err(e.message),
+        other => panic!("lock: a whole-lock job answered with {other:?}"),
+    }
+}
+
+/// One reader: the summary doctor gets and the whole lock `check` and `rotate` get
+/// accept the same files, agree on every field they share, and a lock written back
+/// from the record reads back unchanged (what `rotate` writes, it can read again).
+fn one_reader(data: &[u8], summary: &Result<LockSummary, crate::protocol::LoadError>) {
+    let whole = read_whole_lock(data);
+    match (summary, &whole) {
+        (Ok(s), Ok(l)) => {
+            assert!(
+                s.overall_digest == l.overall_digest
+                    && s.server_command == l.server.command
+                    && s.server_args == l.server.args
+                    && s.server_url == l.server.url
+                    && s.approved == l.pin.approved
+                    && s.tool_digests.len() == l.tools.len(),
+                "lock: the summary and the whole lock disagree"
+            );
+            let again = read_whole_lock(&to_pretty_json(l));
+            assert!(
+                again.as_ref() == Ok(l),
+                "lock: a lock written from its record reads back differently: {again:?}"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(
+            &a.message, b,
+            "lock: the two readings refuse with different reasons"
+        ),
+        (a, b) => panic!("lock: the summary ({a:?}) and the whole lock ({b:?}) disagree"),
+    }
+}
+
 /// `lock` target: the warden.lock reader and the parent's digest recomputation.
 pub fn lock(data: &[u8]) {
     let msg = parse_file(FileFormat::Lock, data);
@@ -380,6 +452,7 @@ pub fn lock(data: &[u8]) {
         check_strings("lock", text, false, &strings);
         check_approval(summary);
     }
+    one_reader(data, result);
     jcs_fixed_point(data);
 }
 
@@ -803,6 +876,131 @@ pub fn frame_limits() -> Limits {
         max_frame_len: 4096,
         max_messages: 64,
         max_total_bytes: 64 * 1024,
+        max_decoded_bytes: 256 * 1024,
+        ..Limits::default()
+    }
+}
+
+/// What the decoded messages own on the heap, counted by hand over the wire types
+/// (a slot per sequence element, the bytes of every string): an independent measure
+/// of what the decoder let through.
+fn owned(m: &ChildMessage) -> u64 {
+    fn slots<T>(v: &[T]) -> u64 {
+        (v.len() * std::mem::size_of::<T>().max(1)) as u64
+    }
+    fn text(s: &str) -> u64 {
+        s.len() as u64
+    }
+    fn texts(v: &[String]) -> u64 {
+        slots(v) + v.iter().map(|s| text(s)).sum::<u64>()
+    }
+    fn opt(s: &Option<String>) -> u64 {
+        s.as_deref().map_or(0, text)
+    }
+    fn error(e: &crate::protocol::LoadError) -> u64 {
+        text(&e.message)
+    }
+    fn tree(t: &crate::protocol::JsonTree) -> u64 {
+        slots(&t.0)
+            + t.0
+                .iter()
+                .map(|k| match k {
+                    JsonToken::String(s) | JsonToken::Key(s) => text(s),
+                    _ => 0,
+                })
+                .sum::<u64>()
+    }
+    fn record(l: &LockRecord) -> u64 {
+        let mut n = text(&l.warden_version)
+            + text(&l.server.command)
+            + texts(&l.server.args)
+            + opt(&l.server.url)
+            + text(&l.server.command_digest)
+            + text(&l.overall_digest)
+            + slots(&l.tools)
+            + slots(&l.resources)
+            + slots(&l.prompts)
+            + slots(&l.findings);
+        for t in &l.tools {
+            n += text(&t.name) + text(&t.description_hash) + text(&t.input_schema_hash);
+            n += texts(&t.capabilities) + text(&t.entry_digest);
+            n += t.inspection.as_ref().map_or(0, tree) + t.schema_skeleton.as_ref().map_or(0, tree);
+            n += t.annotations_hash.as_ref().map_or(0, opt);
+            n += t.output_schema_hash.as_ref().map_or(0, opt);
+            n += t
+                .output_schema_skeleton
+                .iter()
+                .flatten()
+                .map(tree)
+                .sum::<u64>();
+        }
+        for r in &l.resources {
+            n += text(&r.uri) + opt(&r.name) + text(&r.description_hash) + opt(&r.mime_type);
+            n += text(&r.entry_digest);
+        }
+        for p in &l.prompts {
+            n += text(&p.name) + text(&p.description_hash) + text(&p.arguments_hash);
+            n += text(&p.entry_digest);
+        }
+        for f in &l.findings {
+            n += text(&f.rule_id) + text(&f.severity) + text(&f.target);
+            n += text(&f.message) + text(&f.snippet);
+        }
+        let p = &l.pin;
+        n += text(&p.created_at) + text(&p.warden_version) + text(&p.mcp_protocol_version);
+        n += opt(&p.approver) + opt(&p.approved_at) + opt(&p.approved_digest) + opt(&p.rotated_at);
+        if let Some(pi) = &p.pinner {
+            n += text(&pi.tool) + text(&pi.tool_version) + opt(&pi.actor) + opt(&pi.environment);
+        }
+        n += slots(&p.attestations);
+        for a in &p.attestations {
+            n += text(&a.actor) + text(&a.role) + text(&a.method) + text(&a.created_at);
+            n += text(&a.bound_digest) + opt(&a.note) + opt(&a.signature_bundle);
+        }
+        n
+    }
+    match m {
+        ChildMessage::Config(Err(e))
+        | ChildMessage::Lock(Err(e))
+        | ChildMessage::LockRecord(Err(e)) => error(e),
+        ChildMessage::Lock(Ok(l)) => {
+            text(&l.server_command)
+                + texts(&l.server_args)
+                + opt(&l.server_url)
+                + text(&l.command_digest)
+                + texts(&l.tool_digests)
+                + texts(&l.resource_digests)
+                + texts(&l.prompt_digests)
+                + text(&l.overall_digest)
+                + opt(&l.approved_digest)
+        }
+        ChildMessage::LockRecord(Ok(l)) => record(l),
+        ChildMessage::Config(Ok(c)) => {
+            let mut n = slots(&c.sections);
+            for s in &c.sections {
+                n += opt(&s.project) + s.error.as_ref().map_or(0, error) + slots(&s.servers);
+                for e in &s.servers {
+                    n += text(&e.name);
+                    n += match &e.body {
+                        Err(reason) => text(reason),
+                        Ok(b) => {
+                            opt(&b.command)
+                                + texts(&b.args)
+                                + opt(&b.url)
+                                + opt(&b.transport)
+                                + slots(&b.env)
+                                + slots(&b.headers)
+                                + b.env
+                                    .iter()
+                                    .chain(&b.headers)
+                                    .map(|(k, v)| text(k) + text(v))
+                                    .sum::<u64>()
+                        }
+                    };
+                }
+            }
+            n
+        }
     }
 }
 
@@ -836,13 +1034,30 @@ pub fn frame(data: &[u8]) {
         stream.len(),
         limits.max_total_bytes
     );
+    // Decoded size: what the accepted messages own is within the decoded-size bound of
+    // the bytes that carried them, and within the exchange's decoded total.
+    let owned_total: u64 = out.messages.iter().map(owned).sum();
+    let bound = mcp_warden_sandbox::decoded_bound(stream.len())
+        .saturating_add(mcp_warden_sandbox::DECODE_SLACK * out.messages.len() as u64);
+    assert!(
+        owned_total <= bound.min(limits.max_decoded_bytes),
+        "frame: {} accepted messages own {owned_total} bytes from a {}-byte stream \
+         (decoded bound {bound}, exchange total {})",
+        out.messages.len(),
+        stream.len(),
+        limits.max_decoded_bytes
+    );
     // The parent re-validates every accepted message: total as well.
     for m in &out.messages {
         let format = match m {
             ChildMessage::Lock(_) => FileFormat::Lock,
+            ChildMessage::LockRecord(_) => FileFormat::LockRecord,
             ChildMessage::Config(_) => FileFormat::ClaudeJson,
         };
         let _ = check_message(format, m);
+        if let ChildMessage::LockRecord(Ok(r)) = m {
+            let _ = lock_from_record(r.clone());
+        }
     }
 }
 
@@ -1006,7 +1221,7 @@ pub fn mcp_message(data: &[u8]) {
         "mcp_message: a freshly built lock does not reproduce its overall_digest"
     );
     let bytes = to_pretty_json(&lock);
-    match parse_lock(&bytes) {
+    match read_whole_lock(&bytes) {
         Ok(back) => assert!(back == lock, "mcp_message: pin reads back a different lock"),
         Err(e) => panic!("mcp_message: pin cannot read the lock it wrote: {e}"),
     }

@@ -2,17 +2,21 @@
 //!
 //! The parent sends one [`ParseRequest`]; the child answers with one
 //! [`ChildMessage`] per file, in request order. Framing, the version hello, the end
-//! marker and the byte limits belong to the sandbox crate; this module only
-//! defines the payloads. It imports neither side of the boundary.
+//! marker, the byte limits and the decoded-size bound belong to the sandbox crate;
+//! this module only defines the payloads. It imports neither side of the boundary.
 //!
-//! Wire rules (see `sandbox/README.md`): no zero-sized types inside sequences
-//! (bincode's byte limit does not account for them), every collection is re-checked
-//! against the bounds below by `parent::validate` after decoding.
+//! Wire rules (see `sandbox/README.md`): no `Box`, `Rc` or `Arc` (the decoder charges
+//! sequence slots and string bytes, not heap pointers), no recursive type (a JSON value
+//! crosses as a flat [`JsonTree`]), and every collection is re-checked against the
+//! bounds below by `parent::validate` after decoding. Each job carries its answer's
+//! [`MessageShare`]: the child answers a file whose records would not fit with a
+//! `TooLarge` error instead, and the parent kills a child that sends more.
 
+use mcp_warden_sandbox::MessageShare;
 use serde::{Deserialize, Serialize};
 
 /// Bump on any change to the types in this module.
-pub const PAYLOAD_VERSION: u32 = 1;
+pub const PAYLOAD_VERSION: u32 = 2;
 
 /// Bounds the parent enforces on decoded records (and the child respects).
 pub mod bounds {
@@ -25,13 +29,13 @@ pub mod bounds {
     /// Most args / env / header entries in one server.
     pub const MAX_ENTRIES_PER_SERVER: usize = 4_096;
     /// Most entry digests per lock list (tools, resources, prompts).
-    pub const MAX_DIGESTS_PER_LOCK: usize = 100_000;
+    pub use crate::pin::lock::format::MAX_DIGESTS_PER_LOCK;
     /// Most files in one request.
     pub const MAX_FILES: usize = 2_048;
     /// Nesting depth accepted by the config loaders.
     pub const MAX_CONFIG_DEPTH: usize = 128;
     /// Nesting depth of a lock document (the lock spec's normative bound).
-    pub const MAX_LOCK_DEPTH: usize = 512;
+    pub use crate::pin::lock::format::MAX_LOCK_DEPTH;
 }
 
 /// How a file's bytes are to be interpreted.
@@ -45,8 +49,11 @@ pub enum FileFormat {
     ClaudeJson,
     /// Codex `config.toml`: `[mcp_servers.<name>]`.
     CodexToml,
-    /// A `warden.lock` / `*.warden.lock`.
+    /// A `warden.lock` / `*.warden.lock`, answered with what doctor needs of it.
     Lock,
+    /// A lock answered whole (`check`, `lock rotate`): the same reader and the same
+    /// validation as [`FileFormat::Lock`], every field kept.
+    LockRecord,
 }
 
 /// One file to read: the n-th descriptor handed to the child.
@@ -57,6 +64,8 @@ pub struct FileJob {
     pub format: FileFormat,
     /// Read at most this many bytes; a longer file is an error, never truncated.
     pub size_cap: u64,
+    /// What the answer may cost the parent (payload bytes, decoded bytes).
+    pub share: MessageShare,
 }
 
 /// The parent's one request.
@@ -67,10 +76,14 @@ pub struct ParseRequest {
 }
 
 /// The child's answer for one job (same order as the request).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Not boxed: a `Box` in a wire type would allocate outside the decoded-size budget.
+// One message per file, so the larger variant costs per file, not per element.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ChildMessage {
     Config(Result<ParsedConfig, LoadError>),
     Lock(Result<LockSummary, LoadError>),
+    LockRecord(Result<LockRecord, LoadError>),
 }
 
 /// Why a file could not be loaded. `message` never contains more than a short
@@ -92,6 +105,11 @@ pub enum LoadErrorKind {
     /// Valid syntax, wrong shape (top level not an object, `mcpServers` not an object,
     /// a lock missing required keys, ...).
     Shape,
+    /// Nested deeper than the format's bound.
+    TooDeep,
+    /// Never sent by the child: the parent's record of a file the child did not answer
+    /// because it ran out of time or memory first.
+    Unfinished,
 }
 
 /// A config file: one section for a plain file; for `~/.claude.json` the top level
@@ -165,4 +183,128 @@ pub struct LockSummary {
     pub overall_digest: String,
     pub approved: bool,
     pub approved_digest: Option<String>,
+}
+
+/// A whole lock as its one reader validated it, for `check` and `lock rotate`: every
+/// key of the lock format (unknown keys are dropped, as the format says), with the
+/// format's defaults filled in. The parent turns it into `pin::lock::Lock`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LockRecord {
+    pub schema_version: u32,
+    pub warden_version: String,
+    pub server: LockServer,
+    pub tools: Vec<LockTool>,
+    pub resources: Vec<LockResource>,
+    pub prompts: Vec<LockPrompt>,
+    pub findings: Vec<LockFindingRecord>,
+    pub overall_digest: String,
+    pub pin: LockPin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockServer {
+    pub command: String,
+    pub args: Vec<String>,
+    pub url: Option<String>,
+    pub command_digest: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LockTool {
+    pub name: String,
+    pub description_hash: String,
+    pub input_schema_hash: String,
+    pub capabilities: Vec<String>,
+    /// `None` when absent or `null`.
+    pub inspection: Option<JsonTree>,
+    /// `None` when absent or `null`.
+    pub schema_skeleton: Option<JsonTree>,
+    /// `None`: the key is absent; `Some(None)`: it is `null`.
+    pub annotations_hash: Option<Option<String>>,
+    pub output_schema_hash: Option<Option<String>>,
+    pub output_schema_skeleton: Option<Option<JsonTree>>,
+    pub entry_digest: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockResource {
+    pub uri: String,
+    pub name: Option<String>,
+    pub description_hash: String,
+    pub mime_type: Option<String>,
+    pub entry_digest: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockPrompt {
+    pub name: String,
+    pub description_hash: String,
+    pub arguments_hash: String,
+    pub entry_digest: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockFindingRecord {
+    pub rule_id: String,
+    pub severity: String,
+    pub target: String,
+    pub message: String,
+    pub snippet: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockPin {
+    pub created_at: String,
+    pub warden_version: String,
+    pub mcp_protocol_version: String,
+    pub approved: bool,
+    pub approver: Option<String>,
+    pub approved_at: Option<String>,
+    pub approved_digest: Option<String>,
+    pub provenance_version: i64,
+    pub pinner: Option<LockPinner>,
+    pub attestations: Vec<LockAttestation>,
+    pub rotated_at: Option<String>,
+    pub rotation_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockPinner {
+    pub tool: String,
+    pub tool_version: String,
+    pub actor: Option<String>,
+    pub environment: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockAttestation {
+    pub actor: String,
+    pub role: String,
+    pub method: String,
+    pub created_at: String,
+    pub bound_digest: String,
+    pub note: Option<String>,
+    pub signature_bundle: Option<String>,
+}
+
+/// A JSON value as a flat token list in document order, so that no wire type is
+/// recursive (a recursive type would make the parent's decoder recurse as deep as a
+/// hostile frame nests). `Array(n)` is followed by its `n` items; `Object(n)` by `n`
+/// pairs of a `Key` and the member's value. Numbers are already what `serde_json`
+/// reads from their text (the child converts them), so the parent rebuilds exactly
+/// the value the earlier reader produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonTree(pub Vec<JsonToken>);
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum JsonToken {
+    Null,
+    Bool(bool),
+    PosInt(u64),
+    NegInt(i64),
+    Float(f64),
+    String(String),
+    Array(u32),
+    Object(u32),
+    Key(String),
 }

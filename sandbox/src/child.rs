@@ -14,7 +14,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::frame::{self, ChildFrame, PROTOCOL_VERSION};
 use crate::sys::{self, FIRST_FILE_FD};
-use crate::{Confinement, SandboxError};
+use crate::{Confinement, MessageShare, SandboxError};
 
 /// The only extra argument the parent may add: build the seccomp filter in log mode.
 pub(crate) const SECCOMP_LOG_FLAG: &str = "--seccomp-log";
@@ -130,10 +130,45 @@ impl Sender {
         Ok(())
     }
 
+    /// Sends one message as one frame if it fits `share`, as the parent will check it:
+    /// the frame is decoded here by the parent's own decoder, under the same budget
+    /// ([`crate::decoded_bound`] and `share.max_decoded`), before it is written. If it
+    /// does not fit, nothing is sent and [`SandboxError::ShareExceeded`] comes back,
+    /// so the handler can send a smaller answer (an error naming the input, say) in its
+    /// place.
+    ///
+    /// # Errors
+    /// [`SandboxError::ShareExceeded`]; otherwise as for [`Sender::send`].
+    pub fn send_within<M: Serialize + DeserializeOwned>(
+        &mut self,
+        message: &M,
+        share: &MessageShare,
+    ) -> Result<(), SandboxError> {
+        let bytes = frame::encode(&ChildFrame::Message(message))?;
+        let cost = frame::message_cost::<M>(&bytes[frame::HEADER_LEN..], share)?;
+        if !share.admits(cost.payload, cost.decoded) {
+            return Err(SandboxError::ShareExceeded {
+                payload: cost.payload,
+                decoded: cost.decoded,
+                max_payload: u64::from(share.max_payload),
+                max_decoded: share.max_decoded.min(crate::decoded_bound(
+                    usize::try_from(cost.payload).unwrap_or(usize::MAX),
+                )),
+            });
+        }
+        self.write_bytes(&bytes)?;
+        self.count += 1;
+        Ok(())
+    }
+
     fn write<M: Serialize>(&mut self, frame: &ChildFrame<M>) -> Result<(), SandboxError> {
         let bytes = frame::encode(frame)?;
+        self.write_bytes(&bytes)
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), SandboxError> {
         self.out
-            .write_all(&bytes)
+            .write_all(bytes)
             .map_err(SandboxError::child_io("write to the report pipe"))
     }
 }

@@ -59,6 +59,11 @@ pub enum SandboxError {
     FrameTooLarge { len: u64, max: u64 },
     /// A frame did not decode to the expected type, or left trailing bytes.
     BadFrame(String),
+    /// A frame's value would own more than its decoded-size budget (checked while
+    /// decoding, before the memory is taken).
+    DecodedTooLarge { len: u64, max: u64 },
+    /// Message `index` announced more bytes than its share (checked before allocating).
+    MessageOverShare { index: usize, len: u64, max: u64 },
     /// The first frame was not a hello, or a hello came twice, or data followed the end.
     Protocol(String),
     /// The child's hello carried another protocol version.
@@ -81,6 +86,14 @@ pub enum SandboxError {
     ChildIo { op: &'static str, source: io::Error },
     /// A value could not be encoded into a frame.
     Encode(String),
+    /// Child side, nothing sent: the message does not fit the share it was given
+    /// (see `Sender::send_within`). The handler may send something smaller instead.
+    ShareExceeded {
+        payload: u64,
+        decoded: u64,
+        max_payload: u64,
+        max_decoded: u64,
+    },
     /// The caller's handler in the child failed (free text, already safe to show).
     Handler(String),
 }
@@ -100,6 +113,21 @@ impl SandboxError {
             | SandboxError::Exited { stderr, .. }
             | SandboxError::Truncated { stderr } => Some(stderr),
             _ => None,
+        }
+    }
+
+    /// The child ran out of time, CPU or memory rather than breaking the protocol: the
+    /// deadline passed, or it died of SIGXCPU, SIGKILL (the hard CPU limit, the OOM
+    /// killer) or SIGABRT (its allocator hit the address-space limit). What it sent
+    /// before is complete and checked (see `Limits::keep_partial`).
+    #[must_use]
+    pub fn is_exhaustion(&self) -> bool {
+        match self {
+            SandboxError::Timeout { .. } => true,
+            SandboxError::Killed { signal, .. } => {
+                matches!(*signal, libc::SIGXCPU | libc::SIGKILL | libc::SIGABRT)
+            }
+            _ => false,
         }
     }
 
@@ -241,6 +269,16 @@ impl fmt::Display for SandboxError {
             SandboxError::BadFrame(detail) => {
                 write!(f, "parser child sent an undecodable frame: {detail}")
             }
+            SandboxError::DecodedTooLarge { len, max } => write!(
+                f,
+                "parser child sent a {len}-byte frame that decodes to more than {max} bytes; \
+                 child killed"
+            ),
+            SandboxError::MessageOverShare { index, len, max } => write!(
+                f,
+                "parser child sent {len} bytes for message {} (its share is {max}); child killed",
+                index + 1
+            ),
             SandboxError::Protocol(detail) => {
                 write!(f, "parser child broke the protocol: {detail}")
             }
@@ -270,6 +308,16 @@ impl fmt::Display for SandboxError {
             }
             SandboxError::ChildIo { op, source } => write!(f, "child: {op} failed: {source}"),
             SandboxError::Encode(detail) => write!(f, "cannot encode a frame: {detail}"),
+            SandboxError::ShareExceeded {
+                payload,
+                decoded,
+                max_payload,
+                max_decoded,
+            } => write!(
+                f,
+                "the message takes {payload} bytes ({decoded} decoded), above its share of \
+                 {max_payload} bytes ({max_decoded} decoded)"
+            ),
             SandboxError::Handler(message) => write!(f, "{message}"),
         }
     }

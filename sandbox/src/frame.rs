@@ -5,29 +5,57 @@
 //!
 //! 1. checks the announced length against its limit **before** allocating anything
 //!    ([`FrameReader`], [`read_frame`]);
-//! 2. decodes with `with_limit::<DECODE_LIMIT>()`, because bincode without a limit lets a
-//!    9-byte frame claiming a 2^40-byte string abort the parent (measured);
+//! 2. decodes through the decoded-size budget of [`crate::decoded`]: every sequence
+//!    slot and every string byte the value will own is charged before it is built, and
+//!    the value may own at most [`decoded_bound`] bytes (8 bytes per payload byte plus
+//!    16 KiB), or less when the caller's share says so. This is the bound on what one
+//!    frame can make the receiver allocate. bincode's own `with_limit` stays in place
+//!    underneath: it counts only length prefixes and string bytes (not sequence
+//!    elements: a frame of empty strings decoded to 25 times its size under it alone),
+//!    so it is a second fence, not the bound;
 //! 3. rejects a payload the decoder did not consume entirely (`used != len`).
 //!
-//! Unknown enum variants are rejected by the decoder. The limit does not cover
-//! zero-sized element types (a `Vec<()>` of 2^40 elements decodes for minutes), so wire
-//! types must never contain sequences of zero-sized types; the envelope below has none,
-//! and the caller's message types must not either.
+//! Unknown enum variants are rejected by the decoder. Wire types must not hold `Box`,
+//! `Rc` or `Arc` (their allocation is not charged; see `decoded.rs`).
 
 use std::io::Read;
 
 use bincode::config::{self, Config};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
+use crate::decoded::{self, Budget, Budgeted, Exceeded};
 use crate::{Confinement, SandboxError};
 
 /// Protocol version in the child's hello; bumped whenever the frame envelope or its
 /// meaning changes.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// Most in-memory bytes one decode may claim (bincode counts decoded sizes, e.g. 8 bytes
-/// per length prefix, so this is several times a frame's wire length).
+/// bincode's own claim limit (it counts 8 bytes per length prefix, so this is several
+/// times a frame's wire length); a second fence under the decoded-size budget.
 const DECODE_LIMIT: usize = 128 << 20;
+
+/// Decoded bytes allowed per payload byte (see [`decoded_bound`]).
+pub const DECODE_FACTOR: u64 = 8;
+/// Decoded bytes allowed in any frame on top of [`DECODE_FACTOR`] per payload byte.
+pub const DECODE_SLACK: u64 = 16 << 10;
+
+/// Most heap bytes the value of a `payload_len`-byte payload may own once decoded:
+/// `DECODE_FACTOR × payload_len + DECODE_SLACK`. Every frame, in both directions, is
+/// held to it while it is decoded.
+///
+/// Why 8: honest mcp-warden answers own 1.2 to 4.7 times their wire size (measured
+/// by `honest_answers_fit_their_shares` in the main crate: a lock summary 1.2–1.3, a
+/// whole lock 1.9–4.6, configs of 20,000 short server entries 4.5–4.7); only records
+/// made of nearly empty fields go beyond, and the child then reports that one file as
+/// too large instead of sending it. A hostile frame of empty strings (24 bytes of
+/// `String` per wire byte) is refused at its length prefix.
+#[must_use]
+pub fn decoded_bound(payload_len: usize) -> u64 {
+    u64::try_from(payload_len)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(DECODE_FACTOR)
+        .saturating_add(DECODE_SLACK)
+}
 
 /// Bytes of the length prefix.
 pub(crate) const HEADER_LEN: usize = 4;
@@ -65,41 +93,102 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, SandboxError> {
     Ok(out)
 }
 
-/// Decodes one payload (prefix already removed); the whole payload must be consumed.
-///
-/// bincode allocates a string's announced length before reading its bytes, so the
-/// decode limit is also the largest allocation one frame can cause. It is scaled to
-/// the payload: the smallest power of two from 64 KiB that is at least 8 bytes per
-/// payload byte (no honest value claims more: a one-byte varint claims 8), capped at
-/// [`DECODE_LIMIT`]. A 26-byte frame announcing a 10 MB string thus fails without
-/// allocating it (found by the `frame` fuzz target).
+/// Decodes one payload (prefix already removed) under [`decoded_bound`]; the whole
+/// payload must be consumed.
 pub(crate) fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, SandboxError> {
+    decode_within(payload, u64::MAX).map(|(value, _)| value)
+}
+
+/// [`decode`] with a tighter decoded-size budget, `min(decoded_bound, max_decoded)`;
+/// also returns the decoded bytes the value was charged.
+///
+/// Under the budget sits bincode's claim limit, scaled to the payload: the smallest
+/// power of two from 64 KiB that is at least 8 bytes per payload byte (no honest value
+/// claims more: a one-byte varint claims 8), capped at [`DECODE_LIMIT`]. A 26-byte
+/// frame announcing a 10 MB string thus fails without allocating it (found by the
+/// `frame` fuzz target).
+pub(crate) fn decode_within<T: DeserializeOwned>(
+    payload: &[u8],
+    max_decoded: u64,
+) -> Result<(T, u64), SandboxError> {
+    let budget = decoded_bound(payload.len()).min(max_decoded);
     let need = payload.len().saturating_mul(8);
     macro_rules! scaled {
         ($($shift:literal)*) => {
             $(if need <= 1usize << $shift {
-                decode_with(payload, config::standard().with_limit::<{ 1usize << $shift }>())
+                decode_with(payload, budget, config::standard().with_limit::<{ 1usize << $shift }>())
             } else)* {
-                decode_with(payload, wire_config())
+                decode_with(payload, budget, wire_config())
             }
         };
     }
     scaled!(16 17 18 19 20 21 22 23 24 25 26)
 }
 
+/// What one message costs its receiver, as the receiver measures it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageCost {
+    /// Frame payload bytes (the message and its frame tag).
+    pub payload: u64,
+    /// Decoded bytes the value owns; above the share's `max_decoded` (or the frame's
+    /// bound) it is reported as one more than the smaller of the two.
+    pub decoded: u64,
+}
+
+/// The cost of an encoded message frame payload, measured by decoding it exactly as
+/// the parent does, under the share's budget (a payload over the share's
+/// `max_payload` is not decoded: its decoded cost is reported as 0).
+pub(crate) fn message_cost<M: DeserializeOwned>(
+    payload: &[u8],
+    share: &crate::MessageShare,
+) -> Result<MessageCost, SandboxError> {
+    let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
+    if len > u64::from(share.max_payload) {
+        return Ok(MessageCost {
+            payload: len,
+            decoded: 0,
+        });
+    }
+    let bound = decoded_bound(payload.len()).min(share.max_decoded);
+    let decoded = match decode_within::<ChildFrame<M>>(payload, bound) {
+        // The decoded copy is dropped at once.
+        Ok((_, spent)) => spent,
+        Err(SandboxError::DecodedTooLarge { .. }) => bound.saturating_add(1),
+        Err(e) => return Err(e),
+    };
+    Ok(MessageCost {
+        payload: len,
+        decoded,
+    })
+}
+
+/// The value and the decoded bytes it was charged.
 fn decode_with<T: DeserializeOwned>(
     payload: &[u8],
+    budget: u64,
     config: impl Config,
-) -> Result<T, SandboxError> {
-    let (value, used) = bincode::serde::decode_from_slice::<T, _>(payload, config)
-        .map_err(|e| SandboxError::BadFrame(e.to_string()))?;
+) -> Result<(T, u64), SandboxError> {
+    let meter = Budget::new(budget);
+    let decoded =
+        bincode::serde::seed_decode_from_slice(Budgeted::<T>::new(&meter), payload, config);
+    let (value, used) = decoded.map_err(|e| match meter.exceeded() {
+        Some(Exceeded::Size) => SandboxError::DecodedTooLarge {
+            len: u64::try_from(payload.len()).unwrap_or(u64::MAX),
+            max: budget,
+        },
+        Some(Exceeded::Depth) => SandboxError::BadFrame(format!(
+            "the value nests deeper than {} levels",
+            decoded::MAX_DEPTH
+        )),
+        None => SandboxError::BadFrame(e.to_string()),
+    })?;
     if used != payload.len() {
         return Err(SandboxError::BadFrame(format!(
             "{} trailing bytes after a {used}-byte value",
             payload.len() - used
         )));
     }
-    Ok(value)
+    Ok((value, meter.spent()))
 }
 
 /// Checks an announced payload length against `max` before anything is allocated.
@@ -163,6 +252,11 @@ impl FrameReader {
             buf: Vec::new(),
             max,
         }
+    }
+
+    /// The limit for the frames still to come (a message's share, checked at its header).
+    pub(crate) fn set_max(&mut self, max: u32) {
+        self.max = max;
     }
 
     pub(crate) fn push(&mut self, bytes: &[u8]) {

@@ -34,7 +34,13 @@
 //!   missing seccomp is a refusal unless [`WeakSandboxPolicy::AllowWeak`];
 //!   [`WeakSandboxPolicy::Strict`] refuses any gap.
 //! * **Framing** (`frame.rs`): `u32` LE length + bincode 2.0.1 payload, length checked
-//!   before allocation, decode limit, no trailing bytes, no unknown variants.
+//!   before allocation, no trailing bytes, no unknown variants, and a bound on what the
+//!   decoded value owns ([`decoded_bound`]: 8 bytes per payload byte + 16 KiB), charged
+//!   while decoding (`decoded.rs`), before each allocation.
+//! * **Shares** ([`MessageShare`]): the caller may give each message its own payload
+//!   and decoded-size share, so one large answer cannot use up what the others need; an
+//!   honest child checks its message against its share before sending
+//!   ([`Sender::send_within`]) and the parent kills a child that exceeds it.
 //! * **Supervision** (`supervise.rs`): one deadline, `poll` on all pipes, non-blocking
 //!   request writes, pipes drained before `waitpid`, a distinct error per misbehaviour.
 //!
@@ -54,8 +60,8 @@
 //! The process must not restore `SIGPIPE` to its default action (Rust ignores it), so a
 //! child that dies mid-request gives the parent `EPIPE` rather than a signal.
 //!
-//! Message types (`Msg`) must not contain sequences of zero-sized types: the decoder's
-//! byte limit does not cover them.
+//! Message types (`Msg`) must not hold `Box`, `Rc` or `Arc`: the decoded-size budget
+//! charges sequence slots and string bytes, not heap pointers.
 //!
 //! # Test strategy
 //!
@@ -69,6 +75,7 @@
 mod child;
 #[cfg(target_os = "linux")]
 mod confine;
+mod decoded;
 mod error;
 mod frame;
 mod policy;
@@ -87,7 +94,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use child::Sender;
 pub use error::SandboxError;
-pub use frame::PROTOCOL_VERSION;
+pub use frame::{decoded_bound, MessageCost, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};
 pub use policy::{evaluate, FULL_LANDLOCK_ABI};
 pub use probe::{probe_main, selftest};
 pub use spawn::SECCOMP_LOG_ENV;
@@ -126,6 +133,18 @@ pub struct Limits {
     pub max_messages: usize,
     /// Most frame bytes (headers included) accepted over the whole exchange.
     pub max_total_bytes: u64,
+    /// Most decoded bytes (as [`decoded_bound`] counts them) over all messages: the
+    /// bound on what the messages of one exchange can make the parent hold.
+    pub max_decoded_bytes: u64,
+    /// The share of message `n` (`message_shares[n]`), checked at its length prefix and
+    /// while it is decoded; a message beyond the list gets `max_frame_len` and
+    /// [`decoded_bound`]. A child that exceeds its share is killed.
+    pub message_shares: Vec<MessageShare>,
+    /// When the child runs out of time, CPU or memory (deadline, SIGXCPU, SIGKILL,
+    /// SIGABRT) after its hello was accepted, return the messages that arrived
+    /// complete, with [`ChildOutput::cut_short`] saying why, instead of an error. Any
+    /// breach of the protocol or the limits is still an error.
+    pub keep_partial: bool,
 }
 
 impl Default for Limits {
@@ -135,7 +154,29 @@ impl Default for Limits {
             max_frame_len: 16 << 20,
             max_messages: 4096,
             max_total_bytes: 256 << 20,
+            max_decoded_bytes: 512 << 20,
+            message_shares: Vec::new(),
+            keep_partial: false,
         }
+    }
+}
+
+/// What one message may cost its receiver: wire bytes and decoded bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageShare {
+    /// Largest frame payload (the message and its one-byte frame tag).
+    pub max_payload: u32,
+    /// Most decoded bytes; the frame's own [`decoded_bound`] applies as well.
+    pub max_decoded: u64,
+}
+
+impl MessageShare {
+    /// Whether a message of `payload` wire bytes owning `decoded` bytes fits.
+    #[must_use]
+    pub fn admits(&self, payload: u64, decoded: u64) -> bool {
+        payload <= u64::from(self.max_payload)
+            && decoded <= self.max_decoded
+            && decoded <= decoded_bound(usize::try_from(payload).unwrap_or(usize::MAX))
     }
 }
 
@@ -201,13 +242,18 @@ impl fmt::Display for Confinement {
     }
 }
 
-/// Everything the child sent, after a clean end marker and exit status 0.
+/// Everything the child sent, after a clean end marker and exit status 0 (or, with
+/// [`Limits::keep_partial`], up to the moment it ran out of time or memory).
 #[derive(Debug)]
 pub struct ChildOutput<M> {
     pub confinement: Confinement,
     /// One line per missing layer that the policy accepted.
     pub warnings: Vec<String>,
+    /// Complete, checked messages in the order sent.
     pub messages: Vec<M>,
+    /// `None` after a clean end; with [`Limits::keep_partial`], why the child stopped
+    /// before its end marker (the messages after the last one here were never sent).
+    pub cut_short: Option<SandboxError>,
 }
 
 /// Run the parser child: re-exec this binary with [`CHILD_ARG`], hand it `files`
@@ -225,6 +271,20 @@ pub fn run_parser<Req: Serialize, Msg: DeserializeOwned>(
 ) -> Result<ChildOutput<Msg>, SandboxError> {
     let spawned = spawn::spawn(spawn::Role::Parser, files)?;
     supervise::exchange(spawned, request, limits, policy)
+}
+
+/// What `message` costs a parent that receives it (payload bytes, decoded bytes), as
+/// the parent measures it, within `share` (see [`Sender::send_within`]). For tests and
+/// tools that size shares.
+///
+/// # Errors
+/// The message cannot be encoded or does not decode.
+pub fn message_cost<M: Serialize + DeserializeOwned>(
+    message: &M,
+    share: &MessageShare,
+) -> Result<MessageCost, SandboxError> {
+    let bytes = frame::encode(&frame::ChildFrame::Message(message))?;
+    frame::message_cost::<M>(&bytes[frame::HEADER_LEN..], share)
 }
 
 /// Decode a complete child→parent byte stream exactly as [`run_parser`] checks a live

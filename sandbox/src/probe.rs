@@ -290,6 +290,7 @@ fn probe_limits() -> Limits {
         max_frame_len: 1 << 16,
         max_messages: 1,
         max_total_bytes: 1 << 16,
+        ..Limits::default()
     }
 }
 

@@ -6,7 +6,14 @@
 //! pipe buffer cannot deadlock. Any misbehaviour ends in a distinct [`SandboxError`], and
 //! the child is killed and reaped on every error path. Nothing half-read is returned:
 //! success needs a hello accepted by the policy, an end marker whose count matches, no
-//! byte after it, and exit status 0.
+//! byte after it, and exit status 0 — or, when the caller asked for it
+//! (`Limits::keep_partial`), a child that ran out of time, CPU or memory after its
+//! hello: then the complete messages that arrived before are returned with the reason.
+//!
+//! Each message is held to its share (`Limits::message_shares`): the length prefix
+//! against the payload share before anything is allocated, the decoded value against
+//! the decoded share (and the frame's own `decoded_bound`) while it is decoded, and all
+//! messages together against `max_decoded_bytes`.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -23,7 +30,13 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::error::sanitize_excerpt;
 use crate::frame::{self, ChildFrame, FrameReader, HEADER_LEN, PROTOCOL_VERSION};
 use crate::spawn::Spawned;
-use crate::{policy, ChildOutput, Confinement, Limits, SandboxError, WeakSandboxPolicy};
+use crate::{
+    policy, ChildOutput, Confinement, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
+};
+
+/// Largest payload of an `End` frame (tag and a `u64` varint), allowed after any message
+/// whatever that message's share.
+const END_FRAME_MAX: u32 = 16;
 
 /// Bytes of the child's stderr kept (the rest is read and dropped so the child never
 /// blocks on a full pipe).
@@ -49,9 +62,10 @@ pub(crate) fn exchange<Req: Serialize, Msg: DeserializeOwned>(
         stderr_buf: Vec::new(),
         deadline: Instant::now() + limits.timeout,
         timeout: limits.timeout,
+        partial: None,
     };
     let pumped = frame::encode(request).and_then(|bytes| {
-        sup.pump::<Msg>(
+        sup.pump(
             Pipes {
                 request: Some(File::from(request_fd)),
                 report: File::from(report),
@@ -63,10 +77,13 @@ pub(crate) fn exchange<Req: Serialize, Msg: DeserializeOwned>(
         )
     });
     match pumped {
-        Ok(stream) => sup.conclude(stream),
+        Ok(stream) => sup.conclude(stream, limits),
         Err(e) => {
             sup.kill();
-            Err(e)
+            match sup.partial.take() {
+                Some(stream) if limits.keep_partial && e.is_exhaustion() => stream.cut_short(e),
+                _ => Err(e),
+            }
         }
     }
 }
@@ -83,14 +100,43 @@ struct Stream<Msg> {
     hello: Option<(Confinement, Vec<String>)>,
     messages: Vec<Msg>,
     total_bytes: u64,
+    decoded_left: u64,
     ended: bool,
 }
 
-struct Supervisor {
+impl<Msg> Stream<Msg> {
+    fn new(limits: &Limits) -> Self {
+        Stream {
+            frames: FrameReader::new(limits.max_frame_len),
+            hello: None,
+            messages: Vec::new(),
+            total_bytes: 0,
+            decoded_left: limits.max_decoded_bytes,
+            ended: false,
+        }
+    }
+
+    /// The messages received before the child stopped early, and why it stopped.
+    fn cut_short(self, reason: SandboxError) -> Result<ChildOutput<Msg>, SandboxError> {
+        match self.hello {
+            Some((confinement, warnings)) if !self.ended => Ok(ChildOutput {
+                confinement,
+                warnings,
+                messages: self.messages,
+                cut_short: Some(reason),
+            }),
+            _ => Err(reason),
+        }
+    }
+}
+
+struct Supervisor<Msg> {
     child: Child,
     stderr_buf: Vec<u8>,
     deadline: Instant,
     timeout: Duration,
+    /// The stream when pumping stopped with an error, for `Limits::keep_partial`.
+    partial: Option<Stream<Msg>>,
 }
 
 fn set_nonblocking(fd: impl AsFd) -> Result<(), SandboxError> {
@@ -99,7 +145,7 @@ fn set_nonblocking(fd: impl AsFd) -> Result<(), SandboxError> {
         .map_err(|e| SandboxError::parent_io("fcntl(O_NONBLOCK)")(e.into()))
 }
 
-impl Supervisor {
+impl<Msg: DeserializeOwned> Supervisor<Msg> {
     fn remaining(&self) -> Result<Duration, SandboxError> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -111,26 +157,39 @@ impl Supervisor {
         }
     }
 
-    /// Moves bytes until both the report and the stderr pipe reached end of file.
-    fn pump<Msg: DeserializeOwned>(
+    /// Moves bytes until both the report and the stderr pipe reached end of file. On
+    /// an error, what arrived so far is left in `self.partial`.
+    fn pump(
         &mut self,
-        mut pipes: Pipes,
+        pipes: Pipes,
         request: Vec<u8>,
         limits: &Limits,
         policy: WeakSandboxPolicy,
     ) -> Result<Stream<Msg>, SandboxError> {
+        let mut stream = Stream::new(limits);
+        let pumped = self.pump_into(&mut stream, pipes, request, limits, policy);
+        match pumped {
+            Ok(()) => Ok(stream),
+            Err(e) => {
+                self.partial = Some(stream);
+                Err(e)
+            }
+        }
+    }
+
+    fn pump_into(
+        &mut self,
+        stream: &mut Stream<Msg>,
+        mut pipes: Pipes,
+        request: Vec<u8>,
+        limits: &Limits,
+        policy: WeakSandboxPolicy,
+    ) -> Result<(), SandboxError> {
         set_nonblocking(&pipes.report)?;
         set_nonblocking(&pipes.stderr)?;
         if let Some(r) = &pipes.request {
             set_nonblocking(r)?;
         }
-        let mut stream = Stream {
-            frames: FrameReader::new(limits.max_frame_len),
-            hello: None,
-            messages: Vec::new(),
-            total_bytes: 0,
-            ended: false,
-        };
         let mut sent = 0usize;
         let (mut report_open, mut stderr_open) = (true, true);
         let mut chunk = vec![0u8; CHUNK];
@@ -190,9 +249,7 @@ impl Supervisor {
                     }
                     Ok(n) => {
                         stream.frames.push(&chunk[..n]);
-                        while let Some(payload) = stream.frames.next_payload()? {
-                            stream.accept(&payload, limits, policy)?;
-                        }
+                        stream.drain(limits, policy)?;
                     }
                     Err(e) if is_retry(&e) => {}
                     Err(e) => return Err(SandboxError::parent_io("read the report pipe")(e)),
@@ -214,15 +271,27 @@ impl Supervisor {
                 }
             }
         }
-        Ok(stream)
+        Ok(())
     }
 
     /// Both pipes are at end of file: reap the child and give the verdict.
-    fn conclude<Msg>(mut self, stream: Stream<Msg>) -> Result<ChildOutput<Msg>, SandboxError> {
-        let status = self.wait()?;
+    fn conclude(
+        mut self,
+        stream: Stream<Msg>,
+        limits: &Limits,
+    ) -> Result<ChildOutput<Msg>, SandboxError> {
+        let status = match self.wait() {
+            Ok(status) => status,
+            Err(e) if limits.keep_partial && e.is_exhaustion() => return stream.cut_short(e),
+            Err(e) => return Err(e),
+        };
         let stderr = sanitize_excerpt(&self.stderr_buf);
         if let Some(signal) = status.signal() {
-            return Err(SandboxError::Killed { signal, stderr });
+            let e = SandboxError::Killed { signal, stderr };
+            if limits.keep_partial && e.is_exhaustion() {
+                return stream.cut_short(e);
+            }
+            return Err(e);
         }
         match status.code() {
             Some(0) => {}
@@ -234,6 +303,7 @@ impl Supervisor {
                 confinement,
                 warnings,
                 messages: stream.messages,
+                cut_short: None,
             }),
             _ => Err(SandboxError::Truncated { stderr }),
         }
@@ -275,16 +345,50 @@ fn is_retry(e: &std::io::Error) -> bool {
 }
 
 impl<Msg: DeserializeOwned> Stream<Msg> {
+    /// The share of the next message, if the caller gave one.
+    fn next_share(&self, limits: &Limits) -> Option<MessageShare> {
+        limits.message_shares.get(self.messages.len()).copied()
+    }
+
+    /// Accepts every complete frame buffered so far. Each frame's length prefix is
+    /// checked against the limit for the frame that can come next: the hello, then
+    /// either the next message (its share) or the end marker.
+    fn drain(&mut self, limits: &Limits, policy: WeakSandboxPolicy) -> Result<(), SandboxError> {
+        loop {
+            let share = self.next_share(limits).filter(|_| self.hello.is_some());
+            let max = match share {
+                Some(s) => s.max_payload.min(limits.max_frame_len).max(END_FRAME_MAX),
+                None => limits.max_frame_len,
+            };
+            self.frames.set_max(max);
+            let payload = match self.frames.next_payload() {
+                Ok(Some(p)) => p,
+                Ok(None) => return Ok(()),
+                Err(SandboxError::FrameTooLarge { len, max }) if share.is_some() => {
+                    return Err(SandboxError::MessageOverShare {
+                        index: self.messages.len(),
+                        len,
+                        max,
+                    })
+                }
+                Err(e) => return Err(e),
+            };
+            self.accept(&payload, share, limits, policy)?;
+        }
+    }
+
     /// Checks one complete frame against the protocol and the limits.
     fn accept(
         &mut self,
         payload: &[u8],
+        share: Option<MessageShare>,
         limits: &Limits,
         policy: WeakSandboxPolicy,
     ) -> Result<(), SandboxError> {
+        let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
         self.total_bytes = self
             .total_bytes
-            .saturating_add(u64::try_from(HEADER_LEN + payload.len()).unwrap_or(u64::MAX));
+            .saturating_add(u64::try_from(HEADER_LEN).unwrap_or(0) + len);
         if self.total_bytes > limits.max_total_bytes {
             return Err(SandboxError::TooManyBytes {
                 max: limits.max_total_bytes,
@@ -295,7 +399,11 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
                 "a frame after the end marker".into(),
             ));
         }
-        match frame::decode::<ChildFrame<Msg>>(payload)? {
+        let max_decoded = share
+            .map_or(u64::MAX, |s| s.max_decoded)
+            .min(self.decoded_left);
+        let (decoded, spent) = frame::decode_within::<ChildFrame<Msg>>(payload, max_decoded)?;
+        match decoded {
             ChildFrame::Hello {
                 version,
                 confinement,
@@ -323,6 +431,18 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
                         max: limits.max_messages,
                     });
                 }
+                if let Some(s) = share {
+                    // A message shorter than an end marker passed the prefix check
+                    // under the end marker's allowance; hold it to its own share.
+                    if len > u64::from(s.max_payload) {
+                        return Err(SandboxError::MessageOverShare {
+                            index: self.messages.len(),
+                            len,
+                            max: u64::from(s.max_payload),
+                        });
+                    }
+                }
+                self.decoded_left = self.decoded_left.saturating_sub(spent);
                 self.messages.push(m);
             }
             ChildFrame::End { count } => {
@@ -349,19 +469,11 @@ pub(crate) fn decode_stream<Msg: DeserializeOwned>(
     limits: &Limits,
     policy: WeakSandboxPolicy,
 ) -> Result<ChildOutput<Msg>, SandboxError> {
-    let mut stream = Stream {
-        frames: FrameReader::new(limits.max_frame_len),
-        hello: None,
-        messages: Vec::new(),
-        total_bytes: 0,
-        ended: false,
-    };
+    let mut stream = Stream::new(limits);
     // Fed in bounded chunks, as reads from the pipe would arrive.
     for chunk in bytes.chunks(CHUNK) {
         stream.frames.push(chunk);
-        while let Some(payload) = stream.frames.next_payload()? {
-            stream.accept(&payload, limits, policy)?;
-        }
+        stream.drain(limits, policy)?;
     }
     if stream.frames.pending() > 0 {
         return Err(SandboxError::Truncated {
@@ -373,6 +485,7 @@ pub(crate) fn decode_stream<Msg: DeserializeOwned>(
             confinement,
             warnings,
             messages: stream.messages,
+            cut_short: None,
         }),
         _ => Err(SandboxError::Truncated {
             stderr: String::new(),

@@ -16,10 +16,108 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use mcp_warden_sandbox::{
-    file_size, kernel_status, probe_main, run_parser, selftest, serve_child, ChildOutput, Limits,
-    SandboxError, Sender, WeakSandboxPolicy, CHILD_ARG, PROBE_ARG,
+    decoded_bound, file_size, kernel_status, probe_main, run_parser, selftest, serve_child,
+    ChildOutput, Limits, MessageShare, SandboxError, Sender, WeakSandboxPolicy, CHILD_ARG,
+    PROBE_ARG,
 };
 use serde::{Deserialize, Serialize};
+
+/// Counts this process's live heap and its peak, so the amplification cases can bound
+/// what a hostile frame makes the parent allocate (the child is another process).
+mod heap {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+    pub struct Counting;
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+    static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+    fn grow(n: usize) {
+        let now = LIVE.fetch_add(n, Relaxed) + n;
+        PEAK.fetch_max(now, Relaxed);
+    }
+
+    // SAFETY: every method forwards to `System` with the caller's pointer and layout
+    // unchanged; the counting touches only atomics.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            grow(layout.size());
+            // SAFETY: the caller upholds `alloc`'s contract for `layout`.
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            LIVE.fetch_sub(layout.size(), Relaxed);
+            // SAFETY: `ptr` came from `System` for `layout`.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+            LIVE.fetch_sub(layout.size(), Relaxed);
+            grow(new);
+            // SAFETY: the caller upholds `realloc`'s contract; forwarded as is.
+            unsafe { System.realloc(ptr, layout, new) }
+        }
+    }
+
+    /// `f`'s result and the most heap it held above the starting level at once.
+    pub fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+        let start = LIVE.load(Relaxed);
+        PEAK.store(start, Relaxed);
+        let out = f();
+        (out, PEAK.load(Relaxed).saturating_sub(start))
+    }
+}
+
+#[global_allocator]
+static HEAP: heap::Counting = heap::Counting;
+
+/// The shapes of hostile message a compromised child sends to inflate the parent: each
+/// is a few wire bytes per element and many decoded bytes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+enum Shape {
+    /// One wire byte and 24 bytes of `String` per element.
+    EmptyStrings,
+    /// Lists of four empty strings: 5 wire bytes, 120 decoded bytes each.
+    NestedEmptyLists,
+    /// `None`s of a 128-byte payload: one wire byte, 136 decoded bytes each.
+    NonesOfLargeValues,
+    /// Records of minimal wire size, several `String`/`Vec` fields each.
+    TinyRecords,
+    /// 7-byte strings: a value that owns about 4 times its wire size, within the bound.
+    ShortStrings,
+}
+
+/// A record of many fields that are all empty on the wire (a server entry's shape).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct Tiny {
+    name: String,
+    command: Option<String>,
+    args: Vec<String>,
+    url: Option<String>,
+    env: Vec<(String, String)>,
+    line: u32,
+}
+
+/// What the amplification cases decode on the parent side.
+#[derive(Debug, Serialize, Deserialize)]
+enum Wide {
+    Strings(Vec<String>),
+    Nested(Vec<Vec<String>>),
+    Nones(Vec<Option<[u64; 16]>>),
+    Records(Vec<Tiny>),
+}
+
+impl Shape {
+    /// A value of this shape whose encoding is about `wire` bytes.
+    fn value(self, wire: usize) -> Wide {
+        match self {
+            Shape::EmptyStrings => Wide::Strings(vec![String::new(); wire]),
+            Shape::NestedEmptyLists => Wide::Nested(vec![vec![String::new(); 4]; wire / 5]),
+            Shape::NonesOfLargeValues => Wide::Nones(vec![None; wire]),
+            Shape::TinyRecords => Wide::Records(vec![Tiny::default(); wire / 7]),
+            Shape::ShortStrings => Wide::Strings(vec!["abcdefg".into(); wire / 8]),
+        }
+    }
+}
 
 /// What the test child does once confined.
 #[derive(Debug, Serialize, Deserialize)]
@@ -38,6 +136,8 @@ enum Behaviour {
     Spin,
     /// Block forever without CPU (futex wait).
     Sleep,
+    /// Send one message, then block forever.
+    ReadThenSleep,
     /// A well-formed length, then bytes that decode to nothing.
     Garbage,
     /// A length prefix of 4 GiB.
@@ -114,6 +214,13 @@ enum Behaviour {
     Segfault,
     /// Unbounded recursion into the guard page: std's handler reports and aborts.
     StackOverflow,
+    // ---- a compromised child inflating the parent's decoder ----
+    /// One message of `shape`, about `wire` bytes on the wire, sent `count` times.
+    Amplify {
+        shape: Shape,
+        wire: u32,
+        count: u32,
+    },
 }
 
 type Reply = String;
@@ -194,6 +301,10 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
             std::hint::spin_loop();
         },
         Behaviour::Sleep => sleep_forever(),
+        Behaviour::ReadThenSleep => {
+            tx.send(&"before the stall".to_string())?;
+            sleep_forever()
+        }
         Behaviour::Garbage => {
             write_raw(&frame(&[0xff; 8]));
             exit_raw(0)
@@ -206,6 +317,13 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
             write_raw(&100u32.to_le_bytes());
             write_raw(&[1; 10]);
             exit_raw(0)
+        }
+        Behaviour::Amplify { shape, wire, count } => {
+            let value = shape.value(wire as usize);
+            for _ in 0..count {
+                tx.send(&value)?;
+            }
+            Ok(())
         }
         Behaviour::Messages { count, size } => {
             let m = "x".repeat(size as usize);
@@ -640,6 +758,169 @@ fn t_too_many_bytes() -> Outcome {
     ) {
         Err(SandboxError::TooManyBytes { max: 100_000 }) => Ok(()),
         other => Err(format!("{other:?}")),
+    }
+}
+
+/// Limits for the amplification cases: 4 MiB frames.
+const AMPLIFY_FRAME: u32 = 4 << 20;
+
+fn amplify(
+    shape: Shape,
+    count: u32,
+    limits: &Limits,
+) -> (Result<ChildOutput<Wide>, SandboxError>, usize) {
+    let b = Behaviour::Amplify {
+        shape,
+        wire: AMPLIFY_FRAME - 64,
+        count,
+    };
+    heap::peak_during(|| {
+        run_parser::<Behaviour, Wide>(&b, Vec::new(), limits, WeakSandboxPolicy::Default)
+    })
+}
+
+fn amplify_limits() -> Limits {
+    Limits {
+        max_frame_len: AMPLIFY_FRAME,
+        ..limits()
+    }
+}
+
+/// Most the parent may hold for one frame: the frame's bytes (the reader's buffer, one
+/// pipe read, and the payload), plus twice the decoded bound (`Vec` rounds up to twice
+/// what it holds) and 2 MiB for preallocation and the runtime.
+fn frame_heap_bound(frame: u32) -> usize {
+    let frame = frame as usize;
+    3 * frame + 2 * usize::try_from(decoded_bound(frame)).unwrap() + (2 << 20)
+}
+
+fn t_amplifying_frames_are_refused_within_the_bound() -> Outcome {
+    for shape in [
+        Shape::EmptyStrings,
+        Shape::NestedEmptyLists,
+        Shape::NonesOfLargeValues,
+        Shape::TinyRecords,
+    ] {
+        let (out, peak) = amplify(shape, 1, &amplify_limits());
+        match out {
+            Err(SandboxError::DecodedTooLarge { max, .. }) => {
+                ensure!(
+                    max == decoded_bound(usize::try_from(AMPLIFY_FRAME).unwrap() - 64)
+                        || max < decoded_bound(usize::try_from(AMPLIFY_FRAME).unwrap()),
+                    "{shape:?}: refused against an unexpected budget {max}"
+                );
+            }
+            other => {
+                return Err(format!(
+                    "{shape:?}: expected DecodedTooLarge, got {other:?}"
+                ))
+            }
+        }
+        ensure!(
+            peak <= frame_heap_bound(AMPLIFY_FRAME),
+            "{shape:?}: the parent peaked at {peak} bytes for one {AMPLIFY_FRAME}-byte frame \
+             (bound {})",
+            frame_heap_bound(AMPLIFY_FRAME)
+        );
+    }
+    // A frame within the bound decodes, and costs at most the bound.
+    let (out, peak) = amplify(Shape::ShortStrings, 1, &amplify_limits());
+    ensure!(matches!(&out, Ok(o) if o.messages.len() == 1), "{out:?}");
+    ensure!(
+        peak <= frame_heap_bound(AMPLIFY_FRAME),
+        "short strings: the parent peaked at {peak} bytes"
+    );
+    Ok(())
+}
+
+fn t_decoded_bytes_are_bounded_over_the_exchange() -> Outcome {
+    // Each message is within its own bound; together they exceed the exchange's total.
+    let l = Limits {
+        max_decoded_bytes: 40 << 20,
+        ..amplify_limits()
+    };
+    let (out, peak) = amplify(Shape::ShortStrings, 8, &l);
+    match out {
+        Err(SandboxError::DecodedTooLarge { .. }) => {}
+        other => return Err(format!("expected DecodedTooLarge, got {other:?}")),
+    }
+    ensure!(
+        peak <= 2 * (40 << 20) + frame_heap_bound(AMPLIFY_FRAME),
+        "the parent peaked at {peak} bytes over a 40 MiB decoded total"
+    );
+    Ok(())
+}
+
+fn t_a_message_over_its_share_is_refused_before_allocation() -> Outcome {
+    let l = Limits {
+        message_shares: vec![MessageShare {
+            max_payload: 1 << 20,
+            max_decoded: 8 << 20,
+        }],
+        ..amplify_limits()
+    };
+    let (out, peak) = amplify(Shape::ShortStrings, 1, &l);
+    match out {
+        Err(SandboxError::MessageOverShare { index: 0, max, .. }) if max == 1 << 20 => {}
+        other => return Err(format!("expected MessageOverShare, got {other:?}")),
+    }
+    // Refused at the length prefix: never more than the bytes that arrived.
+    ensure!(
+        peak <= 3 * (AMPLIFY_FRAME as usize) + (2 << 20),
+        "peaked at {peak} bytes"
+    );
+    // Within the payload share but over the decoded share.
+    let l = Limits {
+        message_shares: vec![MessageShare {
+            max_payload: AMPLIFY_FRAME,
+            max_decoded: 1 << 20,
+        }],
+        ..amplify_limits()
+    };
+    match amplify(Shape::ShortStrings, 1, &l).0 {
+        Err(SandboxError::DecodedTooLarge { max, .. }) if max == 1 << 20 => Ok(()),
+        other => Err(format!(
+            "expected DecodedTooLarge against the share, got {other:?}"
+        )),
+    }
+}
+
+fn t_partial_answers_survive_the_deadline_when_asked() -> Outcome {
+    // Not asked: a timeout is an error, as always.
+    match run(Behaviour::Sleep) {
+        Err(SandboxError::Timeout { .. }) => {}
+        other => return Err(format!("expected Timeout, got {other:?}")),
+    }
+    let l = Limits {
+        timeout: Duration::from_millis(1500),
+        keep_partial: true,
+        ..limits()
+    };
+    match run_with(
+        Behaviour::ReadThenSleep,
+        Vec::new(),
+        &l,
+        WeakSandboxPolicy::Default,
+    ) {
+        Ok(out) => {
+            ensure!(out.messages == ["before the stall"], "{:?}", out.messages);
+            ensure!(
+                matches!(out.cut_short, Some(SandboxError::Timeout { .. })),
+                "{:?}",
+                out.cut_short
+            );
+        }
+        other => return Err(format!("expected partial output, got {other:?}")),
+    }
+    // A protocol breach is never turned into a partial answer.
+    match run_with(
+        Behaviour::Garbage,
+        Vec::new(),
+        &l,
+        WeakSandboxPolicy::Default,
+    ) {
+        Err(SandboxError::BadFrame(_)) => Ok(()),
+        other => Err(format!("expected BadFrame, got {other:?}")),
     }
 }
 
@@ -1113,6 +1394,22 @@ const TESTS: &[Case] = &[
     ("truncated_stream", t_truncated_stream),
     ("too_many_messages", t_too_many_messages),
     ("too_many_bytes", t_too_many_bytes),
+    (
+        "amplifying_frames_are_refused_within_the_bound",
+        t_amplifying_frames_are_refused_within_the_bound,
+    ),
+    (
+        "decoded_bytes_are_bounded_over_the_exchange",
+        t_decoded_bytes_are_bounded_over_the_exchange,
+    ),
+    (
+        "a_message_over_its_share_is_refused_before_allocation",
+        t_a_message_over_its_share_is_refused_before_allocation,
+    ),
+    (
+        "partial_answers_survive_the_deadline_when_asked",
+        t_partial_answers_survive_the_deadline_when_asked,
+    ),
     (
         "big_report_is_drained_before_wait",
         t_big_report_is_drained_before_wait,

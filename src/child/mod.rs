@@ -12,7 +12,8 @@
 //! * `servers`: the union of `mcpServers` and `servers`, `~/.claude.json`
 //!   sections, and typed server bodies.
 //! * `toml`: Codex `config.toml`.
-//! * `lock`: `warden.lock` validation and summary.
+//! * `lock`: the one `warden.lock` reader (validation, the whole record, and the
+//!   summary doctor uses), for every command.
 //!
 //! A leading UTF-8 BOM is refused in strict JSON (Node's `JSON.parse`, which the
 //! JSON clients use, refuses it too) and skipped in JSONC (VS Code strips it when it
@@ -50,9 +51,16 @@ pub fn parse_file(format: FileFormat, bytes: &[u8]) -> ChildMessage {
     parse_file_with(format, bytes, TreeDisposal::Free)
 }
 
-/// [`parse_file`] for the parser child, which exits after its last answer.
-pub(crate) fn parse_file_in_child(format: FileFormat, bytes: &[u8]) -> ChildMessage {
-    parse_file_with(format, bytes, TreeDisposal::LeaveToExit)
+/// [`parse_file`] for the parser child, which exits after its last answer. `leave` says
+/// whether this file's tree may be left to the exit (see `serve`: only while the
+/// trees left so far are bounded).
+pub(crate) fn parse_file_in_child(format: FileFormat, bytes: &[u8], leave: bool) -> ChildMessage {
+    let disposal = if leave {
+        TreeDisposal::LeaveToExit
+    } else {
+        TreeDisposal::Free
+    };
+    parse_file_with(format, bytes, disposal)
 }
 
 fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> ChildMessage {
@@ -62,6 +70,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
     });
     match format {
         FileFormat::Lock => ChildMessage::Lock(text.and_then(lock::read_lock)),
+        FileFormat::LockRecord => ChildMessage::LockRecord(text.and_then(lock::read_lock_record)),
         FileFormat::CodexToml => ChildMessage::Config(text.and_then(toml::codex_config)),
         FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson => {
             ChildMessage::Config(text.and_then(|t| json_config(t, format, disposal)))

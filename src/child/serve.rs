@@ -1,62 +1,125 @@
 //! The parser child's process entry: confined by the sandbox crate before it reads
 //! anything, it answers each job of the parent's request in order.
+//!
+//! One file cannot take what the others need:
+//!
+//! * **Answer bytes.** Each answer is checked against the job's share (payload and
+//!   decoded size, by the parent's own decoder) before it is sent; a file whose
+//!   records do not fit is answered with a `TooLarge` error naming the share, and
+//!   the next job goes on.
+//! * **Memory.** Files are read and parsed one at a time, and each one's buffer,
+//!   tree and answer are freed before the next, except the trees (and answers) left
+//!   to the exit while their files total at most `LEAVE_TO_EXIT_BYTES` (9 MiB:
+//!   freeing a large tree node by node just before exiting is measurable; leaving
+//!   many would add up against the child's address-space limit).
 
 use std::fs::File;
 
-use mcp_warden_sandbox::{serve_child, Sender};
+use mcp_warden_sandbox::{serve_child, SandboxError, Sender};
 
 use super::{parse_file_in_child, read_capped};
 use crate::protocol::{
     ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, PAYLOAD_VERSION,
 };
 
+/// Input bytes whose parse trees may be left to the process exit, all files together:
+/// one discovered config's size cap plus 1 MiB for the small configs handed over
+/// before it, so the usual large `~/.claude.json` keeps its fast exit; at most about
+/// 32 bytes of tree per input byte (under 300 MiB) stay allocated.
+const LEAVE_TO_EXIT_BYTES: u64 = 9 << 20;
+
 /// Run as the parser child (`argv[1]` is the sandbox's child argument). Never returns.
 pub fn serve() -> ! {
     serve_child(
         |request: ParseRequest, mut files: Vec<File>, sender: &mut Sender| {
+            let mut left_to_exit = 0u64;
             for job in &request.jobs {
-                let answer = answer(&request, job, &mut files);
-                sender.send(&answer)?;
-                // Not freed record by record: the process exits after the last job
-                // and its heap is bounded by the address-space limit (see
-                // `TreeDisposal::LeaveToExit`).
-                std::mem::forget(answer);
+                let (answer, left) = answer(&request, job, &mut files, &mut left_to_exit);
+                match sender.send_within(&answer, &job.share) {
+                    // A file whose tree was left to the exit leaves its records too
+                    // (bounded alike: they are at most its decoded share).
+                    Ok(()) if left => std::mem::forget(answer),
+                    Ok(()) => drop(answer),
+                    Err(SandboxError::ShareExceeded {
+                        payload,
+                        decoded,
+                        max_payload,
+                        max_decoded,
+                    }) => {
+                        drop(answer);
+                        let message = format!(
+                            "its records take {payload} bytes ({decoded} in memory), more than \
+                             this file's share of the parser's answer ({max_payload} bytes, \
+                             {max_decoded} in memory)"
+                        );
+                        sender.send_within(
+                            &failed(job.format, LoadErrorKind::TooLarge, message),
+                            &job.share,
+                        )?;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             Ok(())
         },
     )
 }
 
-fn answer(request: &ParseRequest, job: &FileJob, files: &mut [File]) -> ChildMessage {
-    let failed = |message: String| {
-        let error = LoadError {
-            kind: LoadErrorKind::Read,
-            message,
-        };
-        match job.format {
-            FileFormat::Lock => ChildMessage::Lock(Err(error)),
-            _ => ChildMessage::Config(Err(error)),
-        }
-    };
+/// An error answer of the job's kind.
+fn failed(format: FileFormat, kind: LoadErrorKind, message: String) -> ChildMessage {
+    let error = LoadError { kind, message };
+    match format {
+        FileFormat::Lock => ChildMessage::Lock(Err(error)),
+        FileFormat::LockRecord => ChildMessage::LockRecord(Err(error)),
+        _ => ChildMessage::Config(Err(error)),
+    }
+}
+
+/// The file's size from its descriptor, a read-size hint only (the cap bounds the read).
+fn size_hint(file: &File) -> Option<u64> {
+    // fstat on the descriptor: the child's filter refuses statx (`File::metadata`).
+    mcp_warden_sandbox::file_size(file).ok()
+}
+
+/// The answer for one job, and whether its parse tree was left to the exit.
+fn answer(
+    request: &ParseRequest,
+    job: &FileJob,
+    files: &mut [File],
+    left_to_exit: &mut u64,
+) -> (ChildMessage, bool) {
     if request.payload_version != PAYLOAD_VERSION {
-        return failed(format!(
-            "parser protocol version {} is not {PAYLOAD_VERSION}",
-            request.payload_version
-        ));
+        let answer = failed(
+            job.format,
+            LoadErrorKind::Read,
+            format!(
+                "parser protocol version {} is not {PAYLOAD_VERSION}",
+                request.payload_version
+            ),
+        );
+        return (answer, false);
     }
     let Some(file) = usize::try_from(job.fd_index)
         .ok()
         .and_then(|i| files.get_mut(i))
     else {
-        return failed("no descriptor was handed over for this file".into());
+        let answer = failed(
+            job.format,
+            LoadErrorKind::Read,
+            "no descriptor was handed over for this file".into(),
+        );
+        return (answer, false);
     };
-    // fstat on the descriptor: the child's filter refuses statx (File::metadata).
-    let size_hint = mcp_warden_sandbox::file_size(file).ok();
-    match read_capped(file, job.size_cap, size_hint) {
-        Ok(bytes) => parse_file_in_child(job.format, &bytes),
-        Err(error) => match job.format {
-            FileFormat::Lock => ChildMessage::Lock(Err(error)),
-            _ => ChildMessage::Config(Err(error)),
-        },
+    let hint = size_hint(file);
+    match read_capped(file, job.size_cap, hint) {
+        Ok(bytes) => {
+            let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            let leave = left_to_exit.saturating_add(len) <= LEAVE_TO_EXIT_BYTES;
+            if leave {
+                *left_to_exit += len;
+            }
+            (parse_file_in_child(job.format, &bytes, leave), leave)
+        }
+        Err(error) => (failed(job.format, error.kind, error.message), false),
     }
 }

@@ -16,7 +16,7 @@ fn config(format: FileFormat, text: &str) -> Result<ParsedConfig, LoadError> {
 fn config_bytes(format: FileFormat, bytes: &[u8]) -> Result<ParsedConfig, LoadError> {
     match parse_file(format, bytes) {
         ChildMessage::Config(r) => r,
-        ChildMessage::Lock(_) => panic!("config job answered with a lock"),
+        other => panic!("config job answered with {other:?}"),
     }
 }
 
@@ -940,11 +940,26 @@ fn toml_syntax_errors_have_positions() {
 
 // --- locks -------------------------------------------------------------------------
 
+/// Doctor's reading of a lock; every call also checks that the whole-lock reading of
+/// `check` and `lock rotate` accepts and refuses the same texts, with the same words.
 fn lock(text: &str) -> Result<LockSummary, LoadError> {
-    match parse_file(FileFormat::Lock, text.as_bytes()) {
+    let summary = match parse_file(FileFormat::Lock, text.as_bytes()) {
         ChildMessage::Lock(r) => r,
-        ChildMessage::Config(_) => panic!("lock job answered with a config"),
+        other => panic!("lock job answered with {other:?}"),
+    };
+    let whole = match parse_file(FileFormat::LockRecord, text.as_bytes()) {
+        ChildMessage::LockRecord(r) => r,
+        other => panic!("whole-lock job answered with {other:?}"),
+    };
+    match (&summary, &whole) {
+        (Ok(s), Ok(w)) => {
+            assert_eq!(s.overall_digest, w.overall_digest);
+            assert_eq!(s.tool_digests.len(), w.tools.len());
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("the two readings disagree: {summary:?} / {whole:?}"),
     }
+    summary
 }
 
 const TOOL_V3: &str = r#"{"name": "t", "description_hash": "sha256:d", "input_schema_hash": "sha256:i", "capabilities": ["fs-read"], "schema_skeleton": {"props": {"$root": {"type": ["object"], "required": false, "enum": null, "constraints": {"additionalProperties": true}}}}, "entry_digest": "sha256:t1"}"#;
@@ -1062,7 +1077,7 @@ fn lock_nesting_512_accepted_513_refused() {
     let nested = |n: usize| format!(", \"x\": {}{}", "[".repeat(n + 1), "]".repeat(n + 1));
     assert!(lock(&lock_text("4", TOOL_V4, &nested(511))).is_ok());
     let e = lock(&lock_text("4", TOOL_V4, &nested(512))).unwrap_err();
-    assert_eq!(e.kind, LoadErrorKind::Syntax);
+    assert_eq!(e.kind, LoadErrorKind::TooDeep);
     assert!(
         e.message.contains("nesting deeper than 512"),
         "{}",

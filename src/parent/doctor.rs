@@ -33,6 +33,11 @@ use crate::text::safe_text::DEFAULT_CAP;
 pub const DISCOVERED_SIZE_CAP: u64 = 8 << 20;
 /// `--config` has no cap of its own; the child's address-space limit still bounds it.
 pub const EXPLICIT_SIZE_CAP: u64 = u64::MAX;
+/// Most lock bytes one scan hands to the parser child, all locks together. Real locks
+/// are kilobytes; the budget keeps a tree of large locks from using up the exchange's
+/// deadline and the parent's answer budget before the user's own configs are done.
+/// Locks beyond it are not read: each is named in a warning and makes the exit code 2.
+pub const TOTAL_LOCK_BYTES: u64 = 32 << 20;
 
 /// Everything doctor needs, resolved from the command line and the environment.
 #[derive(Debug, Clone)]
@@ -166,14 +171,41 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         files.push(file);
     }
 
-    // Locks: listed here (metadata only), parsed by the child like configs.
+    // Locks: listed here (metadata only), parsed by the child like configs, after
+    // them, and only within the scan's lock budget (bytes and descriptors).
     let found_locks = match opts.mode {
         ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, diag),
         ScanMode::AuthAudit => Vec::new(),
     };
     let config_jobs = jobs.len();
     let mut lock_paths = Vec::new();
+    let mut lock_bytes = 0u64;
     for (display, fd) in found_locks {
+        let size = open::regular_size(&fd)
+            .ok()
+            .flatten()
+            .unwrap_or(locks::LOCK_SIZE_CAP);
+        let over = if jobs.len() >= crate::protocol::bounds::MAX_FILES {
+            Some(format!(
+                "the scan hands at most {} files to the parser",
+                crate::protocol::bounds::MAX_FILES
+            ))
+        } else if lock_bytes.saturating_add(size) > TOTAL_LOCK_BYTES {
+            Some(format!(
+                "the locks before it already take {lock_bytes} of the {TOTAL_LOCK_BYTES} lock \
+                 bytes one scan reads"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = over {
+            diag.warning(&format!(
+                "not reading lock {display}: {why}; it counts as no lock (final exit will be 2)"
+            ));
+            report.hard_errors += 1;
+            continue;
+        }
+        lock_bytes += size;
         jobs.push(Job {
             fd,
             format: FileFormat::Lock,
@@ -192,6 +224,12 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     for warning in &parsed.warnings {
         diag.warning(warning);
     }
+    if let Some(why) = &parsed.cut_short {
+        diag.warning(&format!(
+            "the parser child stopped early ({why}); each file it did not reach is named \
+             below (final exit will be 2)"
+        ));
+    }
     report.sandbox = parsed.confinement.to_string();
 
     let mut answers = parsed.answers.into_iter();
@@ -200,11 +238,22 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     for (display, answer) in lock_paths.into_iter().zip(answers) {
         match answer {
             ChildMessage::Lock(Ok(summary)) => readable_locks.push((display, summary)),
+            // Not examined (over its share, or never reached): a gap in the scan.
+            ChildMessage::Lock(Err(e))
+                if matches!(e.kind, LoadErrorKind::TooLarge | LoadErrorKind::Unfinished) =>
+            {
+                diag.warning(&format!(
+                    "ignoring unreadable lock {display}: {} (final exit will be 2)",
+                    e.message
+                ));
+                report.hard_errors += 1;
+            }
+            // Examined and not a valid lock: ignored, never coverage (DOCTOR.md §3).
             ChildMessage::Lock(Err(e)) => diag.warning(&format!(
                 "ignoring unreadable lock {display}: {}",
                 e.message
             )),
-            ChildMessage::Config(_) => {} // excluded by validation
+            ChildMessage::Config(_) | ChildMessage::LockRecord(_) => {} // excluded by validation
         }
     }
 
@@ -337,10 +386,12 @@ fn load_error_text(file: &ConfigFile, e: &LoadError) -> String {
         _ => "JSON",
     };
     match e.kind {
-        LoadErrorKind::Read | LoadErrorKind::TooLarge => {
+        LoadErrorKind::Read | LoadErrorKind::TooLarge | LoadErrorKind::Unfinished => {
             format!("cannot read {}: {}", file.label, e.message)
         }
-        LoadErrorKind::Syntax => format!("invalid {what} in {}: {}", file.label, e.message),
+        LoadErrorKind::Syntax | LoadErrorKind::TooDeep => {
+            format!("invalid {what} in {}: {}", file.label, e.message)
+        }
         LoadErrorKind::Shape => format!("{}: {}", file.label, e.message),
     }
 }

@@ -19,8 +19,8 @@ use crate::protocol::LockSummary;
 pub const MAX_LOCK_DEPTH: usize = 4;
 /// Most lock files read in one run; the rest are reported in one warning.
 pub const MAX_LOCKS: usize = 1000;
-/// Per-lock size cap.
-pub const LOCK_SIZE_CAP: u64 = 8 << 20;
+/// Per-lock size cap (the lock format's, shared by every command).
+pub use crate::pin::lock::format::LOCK_SIZE_CAP;
 
 /// Never descended into: dependency trees and tool caches, which hold other
 /// projects' files.

@@ -1,11 +1,35 @@
-//! One exchange with the parser child: the request, the descriptors, the answers.
+//! One exchange with the parser child: the request, the descriptors, each file's share
+//! of the answer, and the checked answers.
+//!
+//! # Shares
+//!
+//! Every file gets its own share of what the child may send back ([`share`]): payload
+//! bytes, checked at the frame's length prefix before anything is allocated, and
+//! decoded bytes, checked while the frame is decoded. The child checks its answer
+//! against the share before sending it and answers a file whose records do not fit
+//! with a `TooLarge` error for that file instead, so one large file costs only its own
+//! answer; a child that sends more than the share is compromised and the exchange
+//! fails closed. The exchange's totals are the sums of the shares, so an honest child
+//! never reaches them.
+//!
+//! # Time
+//!
+//! The exchange has one deadline. Configs are handed over before locks, and when the
+//! child runs out of time, CPU or memory the answers that arrived complete are kept:
+//! each file it did not reach gets an `Unfinished` error of its own (and doctor's exit
+//! code 2), instead of the whole scan failing.
 
 use std::os::fd::OwnedFd;
 
-use mcp_warden_sandbox::{run_parser, Confinement, Limits, SandboxError, WeakSandboxPolicy};
+use mcp_warden_sandbox::{
+    run_parser, Confinement, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
+};
 
 use super::validate::{check_message, InvalidRecord};
-use crate::protocol::{bounds, ChildMessage, FileFormat, FileJob, ParseRequest, PAYLOAD_VERSION};
+use crate::protocol::{
+    bounds, ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest,
+    PAYLOAD_VERSION,
+};
 
 /// A file ready for the child.
 pub struct Job {
@@ -18,7 +42,10 @@ pub struct Job {
 pub struct Parsed {
     pub confinement: Confinement,
     pub warnings: Vec<String>,
+    /// One per job; a job the child did not reach has an `Unfinished` error.
     pub answers: Vec<ChildMessage>,
+    /// Why the child stopped before answering every job, if it did.
+    pub cut_short: Option<SandboxError>,
 }
 
 #[derive(Debug)]
@@ -46,45 +73,289 @@ impl std::fmt::Display for ParseError {
     }
 }
 
+/// Largest answer share of one config (payload bytes): a config's records are its
+/// server maps, a fraction of the file for `~/.claude.json`.
+pub const MAX_CONFIG_ANSWER: u64 = 16 << 20;
+/// Payload headroom of every share: error messages, positions and tags.
+const SHARE_HEADROOM: u64 = 64 << 10;
+/// Decoded headroom of every share.
+const DECODED_HEADROOM: u64 = 1 << 20;
+
+/// The share of the answer for a file of `size` bytes (at most its size cap).
+///
+/// * Config: payload `2 × size + 64 KiB` (records copy the file's strings, plus a few
+///   bytes per entry; a server entry is never shorter on the wire than half its
+///   source) up to [`MAX_CONFIG_ANSWER`]; decoded `8 × size + 1 MiB` (a minified
+///   config of one-word servers owns about 6 bytes per source byte once decoded).
+/// * Lock, for doctor: payload `size + 64 KiB` (the summary is strings of the lock
+///   and their length prefixes); decoded `2 × size + 1 MiB` (digests are 71-byte
+///   strings in 24-byte slots).
+/// * Whole lock, for `check` and `lock rotate`: payload `3 × size + 64 KiB` (a number
+///   in a skeleton crosses as 2 to 9 bytes), decoded `16 × size + 1 MiB` (one token
+///   slot per JSON value).
+///
+/// Every share is also held to the frame's own bound, `8 × payload + 16 KiB`.
+pub fn share(format: FileFormat, size: u64) -> MessageShare {
+    let (payload, decoded) = match format {
+        FileFormat::Lock => (size, size.saturating_mul(2)),
+        FileFormat::LockRecord => (size.saturating_mul(3), size.saturating_mul(16)),
+        FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson | FileFormat::CodexToml => (
+            size.saturating_mul(2).min(MAX_CONFIG_ANSWER),
+            size.saturating_mul(8).min(MAX_CONFIG_ANSWER * 8),
+        ),
+    };
+    MessageShare {
+        max_payload: u32::try_from(payload.saturating_add(SHARE_HEADROOM)).unwrap_or(u32::MAX),
+        max_decoded: decoded.saturating_add(DECODED_HEADROOM),
+    }
+}
+
+/// The size the share is computed from: the file's size from its descriptor, within
+/// its cap (a file that grew is refused by the child at the cap).
+fn share_size(fd: &OwnedFd, cap: u64) -> u64 {
+    match super::open::regular_size(fd) {
+        Ok(Some(size)) => size.min(cap),
+        _ => cap.min(MAX_CONFIG_ANSWER),
+    }
+}
+
 /// Hand every job to one confined child and collect its checked answers.
 pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, ParseError> {
     if jobs.len() > bounds::MAX_FILES {
         return Err(ParseError::TooManyFiles(jobs.len()));
     }
+    let shares: Vec<MessageShare> = jobs
+        .iter()
+        .map(|j| share(j.format, share_size(&j.fd, j.size_cap)))
+        .collect();
     let request = ParseRequest {
         payload_version: PAYLOAD_VERSION,
         jobs: jobs
             .iter()
+            .zip(&shares)
             .enumerate()
-            .map(|(i, j)| FileJob {
-                fd_index: i as u32,
+            .map(|(i, (j, share))| FileJob {
+                fd_index: u32::try_from(i).unwrap_or(u32::MAX),
                 format: j.format,
                 size_cap: j.size_cap,
+                share: *share,
             })
             .collect(),
     };
     let formats: Vec<FileFormat> = jobs.iter().map(|j| j.format).collect();
     let fds: Vec<OwnedFd> = jobs.into_iter().map(|j| j.fd).collect();
-    let limits = Limits {
-        max_messages: formats.len(),
-        ..Limits::default()
-    };
+    let limits = exchange_limits(&shares);
     let output = run_parser::<ParseRequest, ChildMessage>(&request, fds, &limits, policy)
         .map_err(ParseError::Sandbox)?;
     super::resources::note_child_reaped();
-    if output.messages.len() != formats.len() {
+    let mut answers = output.messages;
+    if answers.len() > formats.len()
+        || (answers.len() < formats.len() && output.cut_short.is_none())
+    {
         return Err(ParseError::Invalid(InvalidRecord(format!(
             "{} answers to {} files",
-            output.messages.len(),
+            answers.len(),
             formats.len()
         ))));
     }
-    for (format, message) in formats.iter().zip(&output.messages) {
+    for (format, message) in formats.iter().zip(&answers) {
         check_message(*format, message).map_err(ParseError::Invalid)?;
+    }
+    if let Some(why) = &output.cut_short {
+        fill_unreached(&mut answers, &formats, why);
     }
     Ok(Parsed {
         confinement: output.confinement,
         warnings: output.warnings,
-        answers: output.messages,
+        answers,
+        cut_short: output.cut_short,
     })
+}
+
+/// The exchange's limits: its totals are the sums of the shares.
+fn exchange_limits(shares: &[MessageShare]) -> Limits {
+    // Hello and end marker, and a frame header per message.
+    const ENVELOPE: u64 = 64 << 10;
+    let payload: u64 = shares.iter().map(|s| u64::from(s.max_payload) + 4).sum();
+    let decoded: u64 = shares.iter().map(|s| s.max_decoded).sum();
+    let largest = shares.iter().map(|s| s.max_payload).max().unwrap_or(0);
+    Limits {
+        max_frame_len: largest.max(64 << 10),
+        max_messages: shares.len(),
+        max_total_bytes: payload.saturating_add(ENVELOPE),
+        max_decoded_bytes: decoded.saturating_add(ENVELOPE),
+        message_shares: shares.to_vec(),
+        keep_partial: true,
+        ..Limits::default()
+    }
+}
+
+/// One `Unfinished` error for each job after the answers the child sent.
+fn fill_unreached(answers: &mut Vec<ChildMessage>, formats: &[FileFormat], why: &SandboxError) {
+    let reason = format!("the parser child stopped before reaching this file ({why})");
+    for format in formats.get(answers.len()..).unwrap_or_default() {
+        answers.push(unfinished(*format, &reason));
+    }
+}
+
+/// The answer standing in for a file the child never answered.
+fn unfinished(format: FileFormat, reason: &str) -> ChildMessage {
+    let error = LoadError {
+        kind: LoadErrorKind::Unfinished,
+        message: reason.to_string(),
+    };
+    match format {
+        FileFormat::Lock => ChildMessage::Lock(Err(error)),
+        FileFormat::LockRecord => ChildMessage::LockRecord(Err(error)),
+        _ => ChildMessage::Config(Err(error)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked-in hostile report streams (`fuzz/regressions/frame/`): frames of
+    /// minimal wire size that would own 15 to 26 times their size once decoded are
+    /// refused by the decoder, before the memory is taken.
+    #[test]
+    fn amplifying_report_streams_are_refused_while_decoding() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/frame");
+        for name in [
+            "empty-strings-in-lock-args",
+            "empty-sections",
+            "tiny-server-entries",
+        ] {
+            let data = std::fs::read(dir.join(name)).expect("regression input");
+            let limits = crate::fuzz_props::frame_limits();
+            let out = mcp_warden_sandbox::decode_report_stream::<ChildMessage>(
+                &data[1..],
+                &limits,
+                WeakSandboxPolicy::AllowWeak,
+            );
+            assert!(
+                matches!(out, Err(SandboxError::DecodedTooLarge { .. })),
+                "{name}: {out:?}"
+            );
+        }
+    }
+
+    /// The shares fit what honest files produce: the golden locks, read both ways, and
+    /// configs shaped like real and benchmark ones (pretty, minified, `~/.claude.json`
+    /// projects). Each answer's decoded/wire ratio is printed for the record.
+    #[test]
+    fn honest_answers_fit_their_shares() {
+        let check = |what: &str, format: FileFormat, bytes: &[u8]| {
+            let answer = crate::child::parse_file(format, bytes);
+            let share = share(format, bytes.len() as u64);
+            let cost = mcp_warden_sandbox::message_cost(&answer, &share).expect("cost");
+            println!(
+                "{what}: {} bytes in, {} on the wire, {} decoded ({:.2}x)",
+                bytes.len(),
+                cost.payload,
+                cost.decoded,
+                cost.decoded as f64 / cost.payload as f64
+            );
+            assert!(
+                share.admits(cost.payload, cost.decoded),
+                "{what}: {cost:?} over {share:?}"
+            );
+            assert!(
+                !matches!(
+                    &answer,
+                    ChildMessage::Config(Err(_))
+                        | ChildMessage::Lock(Err(_))
+                        | ChildMessage::LockRecord(Err(_))
+                ),
+                "{what}: {answer:?}"
+            );
+        };
+        let golden =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pin/golden");
+        for entry in std::fs::read_dir(golden).expect("golden") {
+            let path = entry.expect("entry").path();
+            let bytes = std::fs::read(&path).expect("read");
+            let name = path.display().to_string();
+            check(&name, FileFormat::Lock, &bytes);
+            check(&name, FileFormat::LockRecord, &bytes);
+        }
+        let server = |i: usize| {
+            if i % 3 == 0 {
+                serde_json::json!({"command": "npx", "args": ["-y", format!("@example/server-{i}@1.{i}.0")], "env": {"API_TOKEN": "${TOKEN}"}})
+            } else {
+                serde_json::json!({"command": "uvx", "args": [format!("mcp-server-{i}==0.{i}.1")]})
+            }
+        };
+        let servers: serde_json::Map<String, serde_json::Value> =
+            (0..20_000).map(|i| (format!("s{i}"), server(i))).collect();
+        let plain = serde_json::json!({ "mcpServers": servers });
+        check(
+            "pretty config",
+            FileFormat::Json,
+            &serde_json::to_vec_pretty(&plain).expect("json"),
+        );
+        check(
+            "minified config",
+            FileFormat::Json,
+            plain.to_string().as_bytes(),
+        );
+        let projects: serde_json::Map<String, serde_json::Value> = (0..10_000)
+            .map(|i| {
+                (
+                    format!("/home/u/src/project-{i}"),
+                    serde_json::json!({"mcpServers": {"a": server(i), "b": server(i + 1)}, "history": ["x"]}),
+                )
+            })
+            .collect();
+        let claude = serde_json::json!({"mcpServers": {"top": server(0)}, "projects": projects});
+        check(
+            "~/.claude.json",
+            FileFormat::ClaudeJson,
+            &serde_json::to_vec_pretty(&claude).expect("json"),
+        );
+    }
+
+    #[test]
+    fn files_not_reached_get_their_own_error_of_their_kind() {
+        let formats = [FileFormat::Json, FileFormat::Lock, FileFormat::LockRecord];
+        let first = crate::child::parse_file(FileFormat::Json, br#"{"mcpServers": {}}"#);
+        let mut answers = vec![first.clone()];
+        let why = SandboxError::Timeout {
+            after: std::time::Duration::from_secs(10),
+        };
+        fill_unreached(&mut answers, &formats, &why);
+        assert_eq!(answers.len(), 3);
+        assert_eq!(answers[0], first, "an answer received is kept");
+        for (format, answer) in formats.iter().zip(&answers).skip(1) {
+            assert!(
+                check_message(*format, answer).is_err(),
+                "the child may not send these"
+            );
+            let e = match answer {
+                ChildMessage::Lock(Err(e)) | ChildMessage::LockRecord(Err(e)) => e,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(e.kind, LoadErrorKind::Unfinished);
+            assert!(
+                e.message.contains("did not finish within 10.0 s"),
+                "{}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn shares_follow_the_file_and_stay_within_a_frame() {
+        let s = share(FileFormat::Lock, 10_000);
+        assert_eq!(u64::from(s.max_payload), 10_000 + SHARE_HEADROOM);
+        let big = share(FileFormat::ClaudeJson, u64::MAX);
+        assert_eq!(
+            u64::from(big.max_payload),
+            MAX_CONFIG_ANSWER + SHARE_HEADROOM
+        );
+        let limits = exchange_limits(&[s, big]);
+        assert_eq!(limits.message_shares, [s, big]);
+        assert!(limits.max_total_bytes >= u64::from(s.max_payload) + u64::from(big.max_payload));
+        assert!(limits.keep_partial);
+    }
 }

@@ -7,7 +7,10 @@
 
 use crate::model::ServerSpec;
 use crate::protocol::bounds::*;
-use crate::protocol::{ChildMessage, FileFormat, LoadError, LockSummary, ParsedConfig, ServerBody};
+use crate::protocol::{
+    ChildMessage, FileFormat, JsonToken, JsonTree, LoadError, LoadErrorKind, LockRecord,
+    LockSummary, ParsedConfig, ServerBody,
+};
 
 /// A record that no honest child sends.
 #[derive(Debug, PartialEq, Eq)]
@@ -33,6 +36,11 @@ fn check_count(what: &str, n: usize, max: usize) -> Result<(), InvalidRecord> {
 }
 
 fn check_error(e: &LoadError) -> Result<(), InvalidRecord> {
+    if e.kind == LoadErrorKind::Unfinished {
+        return Err(InvalidRecord(
+            "an error kind only the parent gives (unfinished)".into(),
+        ));
+    }
     check_str("an error message", &e.message)
 }
 
@@ -43,10 +51,16 @@ pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), I
             Ok(lock) => check_lock(lock),
             Err(e) => check_error(e),
         },
-        (FileFormat::Lock, ChildMessage::Config(_)) => {
-            Err(InvalidRecord("a config answer to a lock job".into()))
+        (FileFormat::LockRecord, ChildMessage::LockRecord(result)) => match result {
+            Ok(lock) => check_lock_record(lock),
+            Err(e) => check_error(e),
+        },
+        (FileFormat::Lock | FileFormat::LockRecord, _) => Err(InvalidRecord(
+            "an answer of another kind to a lock job".into(),
+        )),
+        (_, ChildMessage::Lock(_) | ChildMessage::LockRecord(_)) => {
+            Err(InvalidRecord("a lock answer to a config job".into()))
         }
-        (_, ChildMessage::Lock(_)) => Err(InvalidRecord("a lock answer to a config job".into())),
         (format, ChildMessage::Config(result)) => match result {
             Ok(config) => check_config(format, config),
             Err(e) => check_error(e),
@@ -112,13 +126,91 @@ fn check_body(body: &ServerBody) -> Result<(), InvalidRecord> {
     Ok(())
 }
 
-fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
-    if !(1..=4).contains(&lock.schema_version) {
-        return Err(InvalidRecord(format!(
-            "a lock schema_version of {}",
-            lock.schema_version
-        )));
+fn check_version(v: u32) -> Result<(), InvalidRecord> {
+    use crate::pin::lock::format::{MIN_SCHEMA_VERSION, SCHEMA_VERSION};
+    if !(MIN_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&v) {
+        return Err(InvalidRecord(format!("a lock schema_version of {v}")));
     }
+    Ok(())
+}
+
+/// A whole lock: the same bounds as the summary doctor gets, on the same fields, and
+/// the format's structural rules. Its JSON-valued fields are rebuilt (and checked
+/// token by token) by `pin::lock::record`.
+fn check_lock_record(lock: &LockRecord) -> Result<(), InvalidRecord> {
+    check_version(lock.schema_version)?;
+    check_str("a lock command", &lock.server.command)?;
+    check_count("lock args", lock.server.args.len(), MAX_ENTRIES_PER_SERVER)?;
+    for a in &lock.server.args {
+        check_str("a lock argument", a)?;
+    }
+    if let Some(u) = &lock.server.url {
+        check_str("a lock url", u)?;
+    }
+    check_str("a digest", &lock.server.command_digest)?;
+    check_str("a digest", &lock.overall_digest)?;
+    if let Some(d) = &lock.pin.approved_digest {
+        check_str("a digest", d)?;
+    }
+    check_count("a lock tool list", lock.tools.len(), MAX_DIGESTS_PER_LOCK)?;
+    check_count(
+        "a lock resource list",
+        lock.resources.len(),
+        MAX_DIGESTS_PER_LOCK,
+    )?;
+    check_count(
+        "a lock prompt list",
+        lock.prompts.len(),
+        MAX_DIGESTS_PER_LOCK,
+    )?;
+    for t in &lock.tools {
+        check_str("a digest", &t.entry_digest)?;
+        if lock.schema_version >= 4
+            && (!matches!(t.annotations_hash, Some(Some(_)))
+                || !matches!(t.output_schema_hash, Some(Some(_)))
+                || t.output_schema_skeleton.is_none())
+        {
+            return Err(InvalidRecord("a v4 tool entry without the v4 keys".into()));
+        }
+        for tree in [&t.inspection, &t.schema_skeleton]
+            .into_iter()
+            .flatten()
+            .chain(t.output_schema_skeleton.iter().flatten())
+        {
+            check_tree(tree)?;
+        }
+    }
+    for d in lock
+        .resources
+        .iter()
+        .map(|r| &r.entry_digest)
+        .chain(lock.prompts.iter().map(|p| &p.entry_digest))
+    {
+        check_str("a digest", d)?;
+    }
+    for a in &lock.pin.attestations {
+        if a.note
+            .as_ref()
+            .is_some_and(|n| n.chars().count() > crate::pin::lock::format::NOTE_MAX_CHARS)
+        {
+            return Err(InvalidRecord("an attestation note over the limit".into()));
+        }
+    }
+    Ok(())
+}
+
+/// A JSON-valued field must describe an object (skeletons, inspection).
+fn check_tree(tree: &JsonTree) -> Result<(), InvalidRecord> {
+    match tree.0.first() {
+        Some(JsonToken::Object(_)) => Ok(()),
+        _ => Err(InvalidRecord(
+            "a JSON-valued lock field that is not an object".into(),
+        )),
+    }
+}
+
+fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
+    check_version(lock.schema_version)?;
     check_str("a lock command", &lock.server_command)?;
     check_count("lock args", lock.server_args.len(), MAX_ENTRIES_PER_SERVER)?;
     for a in &lock.server_args {

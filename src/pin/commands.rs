@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::capture::{CaptureError, Endpoint, Limits};
 use super::check::run_check;
 use super::drift::DriftItem;
-use super::lock::read::read_lock;
+use super::lock::read::{self, read_lock};
 use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
 use super::{build, emit, expand_env, rotate, time, write_lock_replace, Approval, PinError};
 use crate::text::redact::display_capped;
@@ -183,6 +183,11 @@ pub fn parse_args(which: Which, words: &[String]) -> Result<PinArgs, String> {
 
 fn err(msg: &str) {
     eprintln!("error: {}", display_capped(msg, 2000));
+}
+
+/// A sandbox warning while reading the lock (a degraded kernel the policy accepted).
+fn warn(msg: &str) {
+    eprintln!("warning: {}", safe_text_capped(msg, 2000));
 }
 
 fn report_capture_error(e: &CaptureError) {
@@ -484,7 +489,7 @@ pub fn check_main(words: &[String]) -> u8 {
         .lock
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
-    let baseline: Lock = match read_lock(&path) {
+    let baseline: Lock = match read_lock(&path, read::policy(), &mut warn) {
         Ok(l) => l,
         Err(e) => {
             err(&e);
@@ -536,7 +541,7 @@ pub fn rotate_main(
     note: Option<&str>,
     json: bool,
 ) -> u8 {
-    let lock = match read_lock(lock_path) {
+    let lock = match read_lock(lock_path, read::policy(), &mut warn) {
         Ok(l) => l,
         Err(e) => {
             err(&e);

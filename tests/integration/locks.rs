@@ -346,3 +346,205 @@ fn more_locks_than_the_cap_are_counted_not_fatal_even_under_a_low_fd_limit() {
     run.expect_code(1);
     assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"]);
 }
+
+/// A valid lock of about `bytes` bytes whose summary is as large as the lock (its
+/// launch has long arguments), for the per-file budget cases.
+fn large_lock(bytes: usize) -> String {
+    let arg = "a".repeat(60_000);
+    let n = (bytes / 60_010).clamp(1, 4096);
+    let args: Vec<&str> = vec![arg.as_str(); n];
+    lock_for(json!({"command": "big", "args": args, "url": null}), false).to_string()
+}
+
+#[test]
+fn many_large_locks_cannot_hide_the_findings_of_the_users_configs() {
+    // Dozens of large, valid locks: one blob checked out under many names, as git
+    // does with identical files. Together they are several times what one exchange
+    // with the parser child may carry.
+    let env = Env::new();
+    let lock = env.write("work/locks/l00.warden.lock", large_lock(7 << 20));
+    for i in 1..40 {
+        std::fs::hard_link(&lock, env.work().join(format!("locks/l{i:02}.warden.lock")))
+            .expect("hard link");
+    }
+    env.cursor(
+        json!({"gh": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}),
+    );
+    let run = env.doctor(&["--json"]);
+    run.expect_code(2);
+    assert!(
+        !run.stderr.contains("parser sandbox failed"),
+        "{}",
+        run.stderr
+    );
+    // The user's own config is fully reported.
+    let rules = run.rule_ids();
+    assert!(
+        rules.contains(&"WRD-DOCTOR-NO-LOCK".to_string()),
+        "{rules:?}\n{}",
+        run.stderr
+    );
+    assert!(rules.iter().any(|r| r.starts_with("WRD-SUP-")), "{rules:?}");
+    // The locks beyond the scan's lock budget are named, one line each, never read.
+    let skipped = run
+        .stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with("warning: not reading lock locks/l") && l.contains("final exit will be 2")
+        })
+        .count();
+    assert!(
+        skipped >= 30,
+        "{skipped} locks named as not read:\n{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("l00.warden.lock"), "{}", run.stderr);
+}
+
+#[test]
+fn a_file_over_its_share_of_the_answer_is_its_own_error() {
+    // An honest parse whose records are larger than the file's share of the answer
+    // (thousands of malformed project sections, each a section error): that file is
+    // reported as too large, and every other file is still audited.
+    let env = Env::new();
+    let projects: serde_json::Map<String, serde_json::Value> = (0..19_000)
+        .map(|i| (format!("p{i}"), json!({"mcpServers": 1})))
+        .collect();
+    env.write(
+        "home/.claude.json",
+        json!({"projects": projects}).to_string(),
+    );
+    env.cursor(
+        json!({"gh": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}),
+    );
+    let run = env.doctor(&["--json"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.starts_with("warning: cannot read ~/.claude.json:")
+                && l.contains("share of the parser's answer")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.rule_ids().iter().any(|r| r.starts_with("WRD-SUP-")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn check_and_rotate_open_only_a_regular_lock_and_say_why_in_one_line() {
+    let env = Env::new();
+    let real = env.write(
+        "work/real.warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    env.symlink(&real, "work/link.warden.lock");
+    env.mkdir("work/dir.warden.lock");
+    nix::unistd::mkfifo(
+        &env.work().join("fifo.warden.lock"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .expect("mkfifo");
+    let big = std::fs::File::create(env.work().join("big.warden.lock")).expect("create");
+    big.set_len(8 * 1024 * 1024 + 1).expect("sparse");
+    let before = std::fs::read(&real).expect("read");
+    for (name, reason) in [
+        ("link.warden.lock", "is a symlink; refusing to follow it"),
+        ("dir.warden.lock", "is not a regular file"),
+        ("fifo.warden.lock", "is not a regular file"),
+        ("big.warden.lock", "larger than the 8388608-byte cap"),
+        ("missing.warden.lock", "lock file not found"),
+    ] {
+        for args in [
+            vec!["check", "--lock", name, "--", "/nonexistent/server"],
+            vec!["lock", "rotate", name, "--approver", "a@example.com"],
+        ] {
+            let start = std::time::Instant::now();
+            let out = env.command(&args).output().expect("run");
+            let run = Run::from(out);
+            run.expect_code(2);
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(10),
+                "{args:?} took {:?}",
+                start.elapsed()
+            );
+            let lines: Vec<&str> = run.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
+            assert!(
+                lines[0].starts_with("error: ") && lines[0].contains(name),
+                "{args:?}: {}",
+                run.stderr
+            );
+            assert!(lines[0].contains(reason), "{args:?}: {}", run.stderr);
+        }
+    }
+    // Nothing was written through the symlink.
+    assert_eq!(std::fs::read(&real).expect("read"), before);
+}
+
+#[test]
+fn check_and_rotate_refuse_what_doctor_refuses() {
+    // One reader: a lock doctor ignores is refused by check and rotate, with the
+    // same reason, and a lock doctor reads is read by them.
+    let env = Env::new();
+    let good = approved_lock("python", &FIXTURE_ARGS);
+    let mut dup = good.to_string();
+    dup = dup.replacen(
+        "\"schema_version\":4",
+        "\"schema_version\":4,\"schema_version\":4",
+        1,
+    );
+    let mut deep_unknown = good.clone();
+    let mut nested = json!([]);
+    for _ in 0..600 {
+        nested = json!([nested]);
+    }
+    deep_unknown["x"] = nested;
+    let mut big_number = good.clone();
+    big_number["tools"] = json!([{"name": "t", "description_hash": "d", "input_schema_hash": "i",
+        "capabilities": [], "schema_skeleton": {"props": {"p": {"enum": [12345]}}},
+        "annotations_hash": "a", "output_schema_hash": "o", "output_schema_skeleton": null,
+        "entry_digest": "e"}]);
+    let big_number = big_number.to_string().replace("12345", "1e400");
+    for (name, text, reason) in [
+        ("dup.warden.lock", dup, "duplicate key"),
+        (
+            "deep.warden.lock",
+            deep_unknown.to_string(),
+            "nesting deeper than 512",
+        ),
+        ("num.warden.lock", big_number, "cannot be represented"),
+    ] {
+        assert!(text.contains("schema_version"), "{name}");
+        env.write(&format!("work/{name}"), &text);
+        let run = Run::from(
+            env.command(&["lock", "rotate", name, "--approver", "a@example.com"])
+                .output()
+                .expect("run"),
+        );
+        run.expect_code(2);
+        assert!(run.stderr.contains(reason), "{name}: {}", run.stderr);
+    }
+    let config = explicit(
+        &env,
+        json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+    );
+    let run = doctor_explicit(&env, &config, &[]);
+    for (name, reason) in [
+        ("dup.warden.lock", "duplicate key"),
+        ("deep.warden.lock", "nesting deeper than 512"),
+        ("num.warden.lock", "cannot be represented"),
+    ] {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains(&format!("ignoring unreadable lock {name}"))
+                    && l.contains(reason)),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+}

@@ -216,3 +216,176 @@ fn default_path_reads_configs_only_in_the_confined_child_and_runs_nothing_else()
         "the trace shows no config/lock reads at all:\n{text}"
     );
 }
+
+/// Runs `mcp-warden ARGS` in `cwd` under `strace -f -y` and checks that every read of
+/// `lock_name`'s bytes happened in the confined parser child, after it applied landlock
+/// and seccomp, and that at least one did (the child really read it). `None` when
+/// strace is missing outside CI.
+fn trace_lock_reads(env: &Env, args: &[&str], lock_name: &str) -> Option<(i32, String)> {
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            !sandbox_required(),
+            "strace is required in CI (.ci/run installs it)"
+        );
+        eprintln!("skipping: strace is not installed");
+        return None;
+    }
+    let trace = env.root().join(format!("trace-{}.txt", args[0]));
+    let out = Command::new("strace")
+        .args(["-f", "-y", "-s", "64", "-o"])
+        .arg(&trace)
+        .args([
+            "-e",
+            "trace=execve,read,pread64,readv,preadv,mmap,seccomp,landlock_restrict_self",
+        ])
+        .arg(bin())
+        .args(args)
+        .current_dir(env.work())
+        .env_clear()
+        .env("HOME", env.home())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .output()
+        .expect("strace");
+    let code = out.status.code().unwrap_or(-1);
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let mut child_pids = HashSet::new();
+    let (mut seccomp_seen, mut landlock_seen) = (HashSet::new(), HashSet::new());
+    let mut lock_reads = 0;
+    let needle = format!("{lock_name}>");
+    for line in text.lines() {
+        let Some((pid, name, rest)) = parse_line(line) else {
+            continue;
+        };
+        match name {
+            "execve" if rest.contains("/proc/self/exe") && !rest.contains("= -1") => {
+                child_pids.insert(pid);
+            }
+            "landlock_restrict_self" if rest.contains("= 0") => {
+                landlock_seen.insert(pid);
+            }
+            "seccomp" if rest.contains("= 0") => {
+                seccomp_seen.insert(pid);
+            }
+            "read" | "pread64" | "readv" | "preadv" | "mmap" if rest.contains(&needle) => {
+                lock_reads += 1;
+                assert!(
+                    child_pids.contains(&pid),
+                    "lock bytes read outside the parser child: {line}"
+                );
+                if !sandbox_required() && landlock_abi().is_none() {
+                    continue;
+                }
+                assert!(
+                    landlock_seen.contains(&pid) && seccomp_seen.contains(&pid),
+                    "lock read before the child was confined: {line}"
+                );
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        lock_reads >= 1,
+        "the trace shows no read of {lock_name} at all:\n{text}"
+    );
+    Some((code, String::from_utf8_lossy(&out.stderr).into_owned()))
+}
+
+#[test]
+fn check_and_rotate_read_lock_bytes_only_in_the_confined_child() {
+    let env = Env::new();
+    let server = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pin/server.py")
+        .display()
+        .to_string();
+    let surface = env
+        .write(
+            "surface.json",
+            json!({"tools": [{"name": "read_file", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]})
+                .to_string(),
+        )
+        .display()
+        .to_string();
+    // `pin` and `check` take the same lock and server argv.
+    let argv = |command: &'static str| {
+        [
+            command,
+            "--lock",
+            "traced.warden.lock",
+            "--",
+            "python3",
+            server.as_str(),
+            surface.as_str(),
+        ]
+    };
+    let pinned = env.command(&argv("pin")).output().expect("pin");
+    assert_eq!(
+        pinned.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&pinned.stderr)
+    );
+    let check = argv("check");
+    if let Some((code, stderr)) = trace_lock_reads(&env, &check, "traced.warden.lock") {
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let rotate = [
+        "lock",
+        "rotate",
+        "traced.warden.lock",
+        "--approver",
+        "a@example.com",
+    ];
+    if let Some((code, stderr)) = trace_lock_reads(&env, &rotate, "traced.warden.lock") {
+        assert_eq!(code, 0, "{stderr}");
+    }
+}
+
+/// The parser child's peak resident memory for `doctor ARGS`, from the resource report.
+fn child_peak_kib(env: &Env, args: &[&str]) -> (Run, u64) {
+    let mut env_args = args.to_vec();
+    env_args.extend(["--no-discover", "--json"]);
+    let out = env
+        .command(&[&["doctor"][..], &env_args].concat())
+        .env("MCP_WARDEN_RESOURCE_REPORT", "1")
+        .output()
+        .expect("run");
+    let run = Run::from(out);
+    let peak = run
+        .stderr
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("child_max_rss_kib="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no resource report: {}", run.stderr));
+    (run, peak)
+}
+
+#[test]
+fn parse_trees_are_freed_file_by_file_in_the_parser_child() {
+    // A 9.5 MiB config whose server map holds millions of tiny values has a parse
+    // tree of about 200 MiB. Trees left to the child's exit would add up against its
+    // 1 GiB address-space limit, and five would abort the whole exchange; freed
+    // file by file, two of them cost the child what one does.
+    let env = Env::new();
+    let mut body = String::from("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [");
+    body.push_str(&"0,".repeat(19 << 18));
+    body.push_str("0]}}}");
+    let one = env.write("work/c1.json", &body).display().to_string();
+    let two = env.write("work/c2.json", &body).display().to_string();
+    let (run, single) = child_peak_kib(&env, &["--config", &one]);
+    run.expect_code(2);
+    let (run, double) = child_peak_kib(&env, &["--config", &one, "--config", &two]);
+    run.expect_code(2);
+    for name in ["c1.json#s", "c2.json#s"] {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("args")),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        double * 2 <= single * 3,
+        "two large configs peaked the child at {double} KiB, one at {single} KiB"
+    );
+}

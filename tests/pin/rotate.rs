@@ -176,3 +176,141 @@ fn rotate_refuses_a_symlinked_lock() {
     assert!(r.stderr.contains("symlink"), "{}", r.stderr);
     assert_eq!(std::fs::read(&lock).expect("read"), before);
 }
+
+/// The lock as the earlier in-process reader read it (serde_json into the model), to
+/// compare `rotate`'s output with what it wrote for the same input.
+fn old_reading(bytes: &[u8]) -> mcp_warden::pin::Lock {
+    serde_json::from_slice(bytes).expect("the earlier reader accepts the fixture")
+}
+
+/// `overall_digest` recomputed for a lock whose schema_version was changed.
+fn reseal(lock: &mut Value) {
+    let digests = |key: &str| -> Vec<String> {
+        lock[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| e["entry_digest"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let (t, r, p) = (digests("tools"), digests("resources"), digests("prompts"));
+    let version = lock["schema_version"].as_u64().unwrap_or(4) as u32;
+    let command = lock["server"]["command_digest"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    lock["overall_digest"] = json!(mcp_warden::digest::overall_digest(
+        version, &command, &t, &r, &p
+    ));
+}
+
+/// Inputs that exercise the rewrite: every golden lock, legacy levels 1 to 3 (keys
+/// the format lacked, defaults for the provenance block), unknown keys (dropped),
+/// and JSON-valued fields with every kind of number and escape.
+fn rewrite_inputs() -> Vec<(String, Vec<u8>)> {
+    let golden = crate::util::root().join("tests/fixtures/pin/golden");
+    let mut out = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&golden)
+        .expect("golden")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "lock"))
+        .collect();
+    names.sort();
+    for path in &names {
+        let bytes = std::fs::read(path).expect("read");
+        out.push((path.display().to_string(), bytes));
+    }
+    let base: Value = serde_json::from_slice(&out[0].1).expect("json");
+    for version in [1, 2, 3] {
+        let mut lock = base.clone();
+        lock["schema_version"] = json!(version);
+        for t in lock["tools"].as_array_mut().into_iter().flatten() {
+            let t = t.as_object_mut().expect("tool");
+            t.remove("annotations_hash");
+            t.remove("output_schema_hash");
+            t.remove("output_schema_skeleton");
+            if version == 1 {
+                t.remove("schema_skeleton");
+            }
+        }
+        if version == 1 {
+            let pin = lock["pin"].as_object_mut().expect("pin");
+            for k in [
+                "provenance_version",
+                "pinner",
+                "attestations",
+                "rotated_at",
+                "rotation_count",
+            ] {
+                pin.remove(k);
+            }
+        }
+        reseal(&mut lock);
+        out.push((
+            format!("v{version}"),
+            serde_json::to_vec_pretty(&lock).expect("json"),
+        ));
+    }
+    let mut odd = base.clone();
+    odd["future"] = json!({"a": [1, 2]});
+    odd["pin"]["future"] = json!(true);
+    if let Some(t) = odd["tools"].get_mut(0) {
+        t["future"] = json!("x");
+        t["inspection"] = json!({"expected_output_charset": "text", "é\n": "\u{1F600}"});
+        t["schema_skeleton"] = json!({"props": {"$root": {"type": ["object"], "required": false,
+            "enum": ["NUMS"], "constraints": {"minimum": "ONE", "maxLength": 5}}}});
+    }
+    // Numbers serde_json reads in all its ways: integers, negatives, u64 beyond i64,
+    // floats, exponents, an integer beyond u64 (a float then), negative zero.
+    let text = odd.to_string().replace(
+        "\"NUMS\"",
+        "0, -0, 1, -1, 1.0, 1.5e3, 1E-7, 18446744073709551615, -9223372036854775808, \
+         123456789012345678901234567890, 0.1, 2.5e-320",
+    );
+    let text = text.replace("\"ONE\"", "-0.0");
+    out.push(("odd".into(), text.into_bytes()));
+    out
+}
+
+#[test]
+fn rotate_rewrites_every_lock_level_as_the_earlier_reader_did() {
+    let tmp = tempdir();
+    let mut compared = 0;
+    for (name, bytes) in rewrite_inputs() {
+        let path = tmp.path().join("rewrite.warden.lock");
+        std::fs::write(&path, &bytes).expect("write");
+        let r = run(
+            &[
+                "lock",
+                "rotate",
+                "rewrite.warden.lock",
+                "--approver",
+                "a@x.invalid",
+            ],
+            tmp.path(),
+            &[],
+        );
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        let written = std::fs::read(&path).expect("read");
+        // What the earlier reader would have made of the input, with the rotation's
+        // own new values (time stamps, the appended attestation) taken from the output.
+        let mut expected = old_reading(&bytes);
+        let rotated = old_reading(&written);
+        expected.pin = rotated.pin.clone();
+        let want = mcp_warden::pin::lock::write::to_pretty_json(&expected);
+        assert!(
+            written == want,
+            "{name}: rotate wrote\n{}\nthe earlier reader's rewrite is\n{}",
+            String::from_utf8_lossy(&written),
+            String::from_utf8_lossy(&want)
+        );
+        // Only the pin block changed: everything else is the input's, byte for byte
+        // after the earlier reader's rewrite.
+        let mut old = old_reading(&bytes);
+        old.pin = rotated.pin;
+        assert_eq!(old, expected, "{name}");
+        compared += 1;
+    }
+    assert!(compared >= 12, "{compared}");
+}

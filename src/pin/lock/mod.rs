@@ -1,13 +1,16 @@
-//! `warden.lock` schema version 4: the document model, the builder, the reader
-//! and the writers.
+//! `warden.lock` schema version 4: the document model, the builder, the writers,
+//! and the parent's side of reading (opening the file and turning the child's
+//! validated record into a [`Lock`]; the bytes are parsed only in the child).
 //!
 //! Field order in the structs is the key order written to disk (the earlier
 //! implementation's model order), so a lock we write looks like one it wrote.
 //! Hashing never uses the pretty bytes: see [`build`] and [`crate::digest`].
 
 pub mod build;
+pub mod format;
 pub mod pyjson;
 pub mod read;
+pub mod record;
 pub mod skeleton;
 pub mod tokenizer;
 pub mod write;
@@ -15,14 +18,7 @@ pub mod write;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-/// The lock format level this version writes.
-pub const SCHEMA_VERSION: u32 = 4;
-/// Provenance block version (outside every digest).
-pub const PROVENANCE_VERSION: i64 = 1;
-/// Longest attestation note accepted, in code points.
-pub const NOTE_MAX_CHARS: usize = 1000;
-/// Default lock file name.
-pub const DEFAULT_LOCK_NAME: &str = "warden.lock";
+pub use format::{DEFAULT_LOCK_NAME, NOTE_MAX_CHARS, PROVENANCE_VERSION, SCHEMA_VERSION};
 
 /// The whole lock document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

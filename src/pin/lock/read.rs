@@ -1,104 +1,110 @@
-//! Reading a lock: bounded, strict JSON, the format's validation rules, and no
-//! digest recomputation (callers decide which gates to apply).
+//! Reading a lock named on the command line (`check --lock`, `lock rotate LOCK`): the
+//! parent opens it, the confined parser child reads and validates it with the one lock
+//! reader every command uses (`child::lock`), and the parent turns the checked record
+//! into a [`Lock`]. No lock byte is read or parsed here.
+//!
+//! Opening: `O_NOFOLLOW` (a symlink is refused, never followed), `O_NONBLOCK` (a FIFO
+//! cannot block the open or the read), then through the descriptor: a regular file of
+//! at most [`LOCK_SIZE_CAP`] bytes. Error texts follow the earlier implementation's
+//! `read_lock` (`lock file P is not valid JSON: …`, `… failed schema validation: …`)
+//! and carry nothing of the file but the child's short excerpts.
 
-use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
-use serde_json::Value;
+use mcp_warden_sandbox::WeakSandboxPolicy;
+use nix::errno::Errno;
+use nix::fcntl::{self, OFlag};
+use nix::sys::stat::Mode;
 
-use super::{Lock, NOTE_MAX_CHARS, SCHEMA_VERSION};
+use super::format::LOCK_SIZE_CAP;
+use super::record::lock_from_record;
+use super::Lock;
+use crate::parent::parse::{self, Job};
+use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind};
 
-/// Largest lock file read (a real lock is kilobytes).
-pub const MAX_LOCK_BYTES: u64 = 64 * 1024 * 1024;
+const OPEN_FLAGS: OFlag = OFlag::O_RDONLY
+    .union(OFlag::O_NOFOLLOW)
+    .union(OFlag::O_NONBLOCK)
+    .union(OFlag::O_CLOEXEC)
+    .union(OFlag::O_NOCTTY);
 
-/// Read and validate a lock. Errors are user-facing sentences.
-pub fn read_lock(path: &Path) -> Result<Lock, String> {
+/// The sandbox policy of `check` and `lock rotate`: the default, or strict when
+/// `MCP_WARDEN_STRICT_SANDBOX=1` (they have no sandbox flags of their own).
+pub fn policy() -> WeakSandboxPolicy {
+    if std::env::var_os("MCP_WARDEN_STRICT_SANDBOX").is_some_and(|v| v == "1") {
+        WeakSandboxPolicy::Strict
+    } else {
+        WeakSandboxPolicy::Default
+    }
+}
+
+/// Open a lock for the child. Errors are user-facing sentences.
+pub fn open_lock(path: &Path) -> Result<OwnedFd, String> {
     let p = path.display();
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!("lock file not found: {p}"))
+    let fd = match fcntl::open(path, OPEN_FLAGS, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(Errno::ENOENT) => return Err(format!("lock file not found: {p}")),
+        Err(Errno::ELOOP) => {
+            return Err(format!(
+                "lock file {p} is a symlink; refusing to follow it (name the file it points to)"
+            ))
         }
-        Err(e) => return Err(format!("lock file {p} could not be read: {e}")),
+        Err(e) => return Err(format!("lock file {p} could not be opened: {}", e.desc())),
     };
-    let mut bytes = Vec::new();
-    file.take(MAX_LOCK_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("lock file {p} could not be read: {e}"))?;
-    if bytes.len() as u64 > MAX_LOCK_BYTES {
-        return Err(format!(
-            "lock file {p} is larger than {MAX_LOCK_BYTES} bytes"
-        ));
+    match crate::parent::open::regular_size(&fd) {
+        Ok(Some(size)) if size > LOCK_SIZE_CAP => Err(format!(
+            "lock file {p} is {size} bytes, larger than the {LOCK_SIZE_CAP}-byte cap"
+        )),
+        Ok(Some(_)) => Ok(fd),
+        Ok(None) => Err(format!("lock file {p} is not a regular file")),
+        Err(e) => Err(format!("lock file {p} could not be examined: {e}")),
     }
-    parse_lock(&bytes).map_err(|e| format!("lock file {p} {e}"))
 }
 
-/// Parse lock bytes; the error completes the sentence "lock file P …".
-pub fn parse_lock(bytes: &[u8]) -> Result<Lock, String> {
-    // serde_json's recursion limit (128) refuses hostile nesting before the
-    // format's own bound of 512 could matter.
-    let raw: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("is not valid JSON: {e}"))?;
-    crate::digest::canonicalize(&raw)
-        .map_err(|e| format!("exceeds the nesting bound or is not canonicalizable: {e}"))?;
-    let lock: Lock = serde_json::from_value(raw.clone())
-        .map_err(|e| format!("failed schema validation: {e}"))?;
-    validate(&lock, &raw).map_err(|e| format!("failed schema validation: {e}"))?;
-    Ok(lock)
+/// Read and validate a lock in the parser child. `warn` receives the sandbox's
+/// warnings (a degraded kernel the policy accepted). Errors are user-facing sentences.
+pub fn read_lock(
+    path: &Path,
+    policy: WeakSandboxPolicy,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Lock, String> {
+    let p = path.display();
+    let fd = open_lock(path)?;
+    let job = Job {
+        fd,
+        format: FileFormat::LockRecord,
+        size_cap: LOCK_SIZE_CAP,
+    };
+    let parsed = parse::parse_all(vec![job], policy).map_err(|e| e.to_string())?;
+    for w in &parsed.warnings {
+        warn(w);
+    }
+    match parsed.answers.into_iter().next() {
+        Some(ChildMessage::LockRecord(Ok(record))) => lock_from_record(record).map_err(|e| {
+            format!(
+                "parser child sent an invalid record ({}); treating it as compromised",
+                e.0
+            )
+        }),
+        Some(ChildMessage::LockRecord(Err(e))) => Err(describe(&p.to_string(), &e)),
+        _ => Err("parser child sent no answer for the lock".into()),
+    }
 }
 
-fn validate(lock: &Lock, raw: &Value) -> Result<(), String> {
-    let v = lock.schema_version;
-    if !(1..=SCHEMA_VERSION).contains(&v) {
-        return Err(format!(
-            "schema_version {v} is outside the supported range 1..{SCHEMA_VERSION}; a lock at a newer format level cannot be verified by this version"
-        ));
-    }
-    if v >= 4 {
-        let ok = lock.tools.iter().all(|t| {
-            matches!(t.annotations_hash, Some(Some(_)))
-                && matches!(t.output_schema_hash, Some(Some(_)))
-                && t.output_schema_skeleton.is_some()
-        });
-        if !ok {
-            return Err(
-                "v4 tool entries require annotations_hash, output_schema_hash, and output_schema_skeleton"
-                    .into(),
-            );
+/// `lock file P …` for a lock the child could not load.
+fn describe(p: &str, e: &LoadError) -> String {
+    let m = &e.message;
+    match e.kind {
+        LoadErrorKind::Read | LoadErrorKind::Unfinished => {
+            format!("lock file {p} could not be read: {m}")
         }
-    }
-    for a in &lock.pin.attestations {
-        if let Some(n) = &a.note {
-            if n.chars().count() > NOTE_MAX_CHARS {
-                return Err(format!("attestation note exceeds {NOTE_MAX_CHARS} chars"));
-            }
+        LoadErrorKind::TooLarge => format!("lock file {p} is too large to read: {m}"),
+        LoadErrorKind::Syntax => format!("lock file {p} is not valid JSON: {m}"),
+        LoadErrorKind::TooDeep => format!("lock file {p} exceeds the nesting bound: {m}"),
+        LoadErrorKind::Shape if m.starts_with("failed schema validation") => {
+            format!("lock file {p} {m}")
         }
-    }
-    // Skeleton shapes are checked where they are used (drift); here only that
-    // they are objects when present.
-    if let Some(tools) = raw.get("tools").and_then(Value::as_array) {
-        for t in tools {
-            for key in ["schema_skeleton", "output_schema_skeleton"] {
-                match t.get(key) {
-                    None | Some(Value::Null) | Some(Value::Object(_)) => {}
-                    Some(_) => return Err(format!("{key} must be an object or null")),
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refuses_future_versions_and_bad_json() {
-        assert!(parse_lock(b"{")
-            .expect_err("bad json")
-            .contains("not valid JSON"));
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(parse_lock(deep.as_bytes()).is_err());
+        LoadErrorKind::Shape => format!("lock file {p} failed schema validation: {m}"),
     }
 }
