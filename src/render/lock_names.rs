@@ -143,7 +143,16 @@ impl<'a> LockNamer<'a> {
     /// The next free name for a server called `name`.
     pub fn name(&mut self, name: &str) -> String {
         if !self.states.contains_key(name) {
-            self.states.insert(name.to_string(), NameState::new(name));
+            // Most names are free at once: no search state is kept for them. A later
+            // server of the same name finds the plain name given and starts one.
+            let mut fresh = NameState::new(name);
+            let plain = fresh.candidate(name);
+            if !self.given.contains(&plain) && !(self.is_taken)(&plain) {
+                self.given.insert(plain.clone());
+                return plain;
+            }
+            fresh.advance();
+            self.states.insert(name.to_string(), fresh);
         }
         let Some(state) = self.states.get_mut(name) else {
             return lock_slug(name) + LOCK_SUFFIX;
