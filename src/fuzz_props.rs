@@ -404,9 +404,13 @@ fn one_reader(data: &[u8], summary: &Result<LockSummary, crate::protocol::LoadEr
                     && s.tool_digests.len() == l.tools.len(),
                 "lock: the summary and the whole lock disagree"
             );
-            let again = read_whole_lock(&to_pretty_json(l));
+            // Writing normalises (a pre-v4 lock loses the null of a key its level never
+            // had), so the property is a fixed point: what is written reads back, and
+            // writing that again gives the same bytes.
+            let written = to_pretty_json(l);
+            let again = read_whole_lock(&written);
             assert!(
-                again.as_ref() == Ok(l),
+                again.as_ref().is_ok_and(|a| to_pretty_json(a) == written),
                 "lock: a lock written from its record reads back differently: {again:?}"
             );
         }
