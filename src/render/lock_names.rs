@@ -11,7 +11,7 @@
 //! A `~/.claude.json` can declare the same server name in 20,000 projects. Restarting
 //! the candidate search for each of them (plain name, 59 hash prefixes, then counters
 //! from 2) is quadratic. Taken names never become free during a run, so each name
-//! keeps how far its search got ([`Progress`]) and the next server of that name
+//! keeps how far its search got and the next server of that name
 //! resumes there: every candidate of a name is tried at most once, and the names are
 //! exactly those the restarting search would give.
 

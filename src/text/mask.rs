@@ -2,7 +2,7 @@
 //! arguments and which URL parts must never reach the terminal.
 //!
 //! This module decides *what* is masked; the renderer decides how a mask is printed.
-//! The same argument classification feeds the auth audit ([`super::auth`]), so a
+//! The same argument classification feeds the auth audit (`crate::engines::auth`), so a
 //! credential that is masked here is also reported there, and the evidence snippets
 //! of the supply-chain checks are built from it.
 //!
@@ -266,14 +266,14 @@ pub const REDACTED_URL: &str = "<REDACTED: url embeds a credential>";
 /// One word of a line the user pastes or commits, before quoting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shown<'a> {
-    /// The word as printed: after [`safe_text`](super::safe_text) (capped at
+    /// The word as printed: after [`safe_text`](fn@super::safe_text) (capped at
     /// [`ARGV_CAP`] code points), and holding no credential of any recognised shape.
     Word(Cow<'a, str>),
     /// Withheld: printed as a placeholder ([`REDACTED_ARG`] or [`REDACTED_URL`]).
     Withheld,
 }
 
-/// How a launch word is printed: withheld when [`classify_arg`] masks it, or when
+/// How a launch word is printed: withheld when `classify_arg` masks it, or when
 /// its *printed* form holds a credential shape (neutralising a character can create
 /// a word boundary the raw text lacked, `\u{200D}ghp_…`; a command word is not an
 /// argument `classify_arg` judges).

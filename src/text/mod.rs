@@ -12,15 +12,15 @@
 //!
 //! * [`safe_text`](mod@safe_text): every character a terminal or a copy buffer can
 //!   be tricked by becomes U+FFFD, and the length is capped;
-//! * [`quote`]: shell quoting that bash, zsh and fish read back as the same word,
+//! * [`quote`](mod@quote): shell quoting that bash, zsh and fish read back as the same word,
 //!   the ANSI-C form for the consent prompt, and YAML scalars for the CI snippet;
-//! * [`url`]: the one URL splitter (byte-exact ranges, WHATWG authority rules), so
+//! * [`url`](mod@url): the one URL splitter (byte-exact ranges, WHATWG authority rules), so
 //!   every printer agrees on where a URL's userinfo, host and query are;
-//! * [`redact`]: the one credential redactor — the evidence form of a secret
+//! * [`redact`](mod@redact): the one credential redactor — the evidence form of a secret
 //!   (`ghp_…(len=40)`), and [`redact::display`], which masks a credential of any
 //!   recognised shape *inside* a longer text (a URL with userinfo, an
 //!   `Authorization: Bearer …` header, an auth-shaped `KEY=value`, a vendor token);
-//! * [`mask`]: which words of a printed `mcp-warden pin`/`check` line must be
+//! * [`mask`](mod@mask): which words of a printed `mcp-warden pin`/`check` line must be
 //!   withheld, decided with the same credential detection as the audit.
 //!
 //! Why one module: when quoting, redaction and URL parsing each lived in several

@@ -82,7 +82,7 @@ pub fn quote(s: &str) -> Cow<'_, str> {
 
 /// `word` quoted for a command printed inside a message, or `None` when the printed
 /// line would not pass exactly `word` to the program: a character that
-/// [`safe_text`](super::safe_text) neutralises, a credential shape that
+/// [`safe_text`](fn@super::safe_text) neutralises, a credential shape that
 /// [`display`](super::display) would mask, or more than `max` code points. A caller
 /// that gets `None` prints prose instead of a command that fails as printed.
 pub fn quote_for_paste(word: &str, max: usize) -> Option<Cow<'_, str>> {
@@ -123,7 +123,7 @@ pub fn quote_exact(word: &str) -> String {
 /// `s` as a YAML single-quoted scalar (`'…'`, each `'` doubled), for a value of the
 /// CI snippet's `env:` map. Inside single quotes YAML gives meaning to nothing but
 /// `''`, so `#`, `: `, `{`, `*`, `&` and `\` stay literal. `s` has passed
-/// [`safe_text`](super::safe_text), so it holds no line break or control character
+/// [`safe_text`](fn@super::safe_text), so it holds no line break or control character
 /// that YAML would fold or reject.
 pub fn yaml_single_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);

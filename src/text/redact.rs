@@ -11,8 +11,8 @@
 //!   (`@modelcontextprotocol/server-github` is high-entropy and must stay readable).
 //! * [`display`] is what every printer applies to a config-derived string: the
 //!   credential spans become their [`redact_secret`] form, then
-//!   [`safe_text`](super::safe_text) neutralises what could drive a terminal.
-//! * [`redact_in_place`] is the snippet form for launch words: the spans above plus
+//!   [`safe_text`](fn@super::safe_text) neutralises what could drive a terminal.
+//! * `redact_in_place` is the snippet form for launch words: the spans above plus
 //!   the launch-text scan's vendor and token-like entropy hits.
 //!
 //! A value that is a reference (`${TOKEN}`, `$TOKEN`, `{{ token }}`, `%TOKEN%`,
