@@ -237,8 +237,32 @@ fn classify_shape(prev: Option<&str>, arg: &str) -> ArgClass {
         if p.starts_with('-') && !p.contains('=') && is_auth_flag(p) && !arg.starts_with("--") {
             classify_value(p, arg, &mut out);
         }
+        if is_user_password(p, arg) {
+            out.mask = true;
+        }
+    }
+    if let Some((flag, value)) = arg.split_once('=') {
+        if is_user_password(flag, value) {
+            out.mask = true;
+        }
     }
     out
+}
+
+/// `curl -u user:password`, `--user=…`, `--proxy-user …`, `-U …`: a `name:secret` pair
+/// after a flag that takes one. A value after the colon that is only digits is a
+/// `uid:gid` (`docker run -u 1000:1000`) and a reference carries nothing.
+fn is_user_password(flag: &str, value: &str) -> bool {
+    const USER_PASSWORD_FLAGS: &[&str] = &["-u", "--user", "-U", "--proxy-user"];
+    if !USER_PASSWORD_FLAGS.contains(&flag) {
+        return false;
+    }
+    match value.split_once(':') {
+        Some((_, secret)) => {
+            !secret.is_empty() && !secret.bytes().all(|b| b.is_ascii_digit()) && !is_ref(secret)
+        }
+        None => false,
+    }
 }
 
 /// Decide, argument by argument, what the printed pin command may show.
@@ -559,6 +583,23 @@ mod tests {
 
     fn v(s: &str) -> Option<String> {
         Some(s.to_string())
+    }
+
+    #[test]
+    fn user_password_flags_mask_their_pair() {
+        assert_eq!(views(&["-u", "admin:Hunter2pw"]), [v("-u"), None]);
+        assert_eq!(views(&["--user=admin:Hunter2pw"]), [None]);
+        assert_eq!(views(&["--proxy-user", "a:b"]), [v("--proxy-user"), None]);
+        // Near misses: a uid:gid, a reference, a flag without a pair.
+        assert_eq!(views(&["-u", "1000:1000"]), [v("-u"), v("1000:1000")]);
+        assert_eq!(views(&["-u", "admin:${PW}"]), [v("-u"), v("admin:${PW}")]);
+        assert_eq!(
+            views(&["python", "-u", "server.py"]),
+            [v("python"), v("-u"), v("server.py")]
+        );
+        // Inside a script, judged word by word.
+        let script = "curl -u admin:Hunter2pw https://x.example/i";
+        assert_eq!(views(&["-c", script]), [v("-c"), None]);
     }
 
     #[test]

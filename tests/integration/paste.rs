@@ -314,6 +314,9 @@ fn credential_home(env: &Env) -> PathBuf {
         "urlnext": {"url": format!("https://h.example/mcp?next=postgres://a:{s}@db")},
         "env": {"command": "node", "args": ["s.js"], "env": {"API_TOKEN": s, "DSN": format!("postgres://a:{s}@db")}},
         "headers": {"url": "https://h.example/mcp", "headers": {"Authorization": format!("Bearer {s}"), "X-Other": format!("k={s}")}},
+        "curl": {"command": "sh", "args": ["-c", format!("curl -u admin:{s} https://x.example/a && curl --user=b:{s} -H 'Cookie: session={s}' https://x.example/b")]},
+        "basic": {"command": "sh", "args": ["-c", format!("wget --header='Authorization: Basic {s}' -O- https://x.example/c")]},
+        "flagged": {"command": "node", "args": ["s.js", "--client-secret", s, format!("--api-key={s}"), "-u", format!("me:{s}")]},
     });
     env.cursor(servers.clone());
     env.write("work/.mcp.json", json!({"mcpServers": servers}).to_string())
