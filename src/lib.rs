@@ -19,6 +19,7 @@ pub mod child;
 pub mod cli;
 pub mod digest;
 pub mod engines;
+pub mod file_kind;
 #[doc(hidden)]
 pub mod fuzz_props;
 pub mod model;

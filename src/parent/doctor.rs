@@ -20,6 +20,7 @@ use super::parse::{self, Job};
 use super::validate;
 use crate::cli::Platform;
 use crate::engines;
+use crate::file_kind::FileKind;
 use crate::model::{AuditedServer, Coverage, EngineFinding, Finding, Report, Source};
 use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap};
 use crate::rules::RuleId;
@@ -159,7 +160,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
 
     // Locks: listed here (metadata only), parsed by the child like configs.
     let found_locks = match opts.mode {
-        ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, diag),
+        ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, &mut report, diag),
         ScanMode::AuthAudit => Vec::new(),
     };
     let config_jobs = jobs.len();
@@ -221,7 +222,9 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     Scan::Report(report)
 }
 
-/// Open one discovered candidate, applying the symlink rule and the size cap.
+/// Open one discovered candidate, applying the symlink rule, the regular-file rule
+/// and the size cap. Anything at a documented path that is not read is a skip
+/// (a warning naming the path and why, and at least exit 1), never an absence.
 fn open_candidate(
     candidate: &Candidate,
     opts: &DoctorOptions,
@@ -236,9 +239,21 @@ fn open_candidate(
             size_cap: DISCOVERED_SIZE_CAP,
         }),
         Discovered::Absent => None,
-        Discovered::Symlink => {
+        Discovered::Symlink { at } => {
+            let which = if at == candidate.path {
+                String::new()
+            } else {
+                format!(" at {}", discover::display_path(&at, &opts.home))
+            };
             diag.warning(&format!(
-                "skipping {shown}: symlink in path (pass --config to scan it)"
+                "skipping {shown}: symlink in path{which} (pass --config to scan it)"
+            ));
+            report.skipped += 1;
+            None
+        }
+        Discovered::NotRegular(kind) => {
+            diag.warning(&format!(
+                "skipping {shown}: {kind}, not a regular file; it was not read"
             ));
             report.skipped += 1;
             None
@@ -261,21 +276,39 @@ fn open_candidate(
 }
 
 /// Find and open the lock files. Unopenable locks are warned about and never count.
+/// An entry with a lock's name that is a symlink or not a regular file is warned
+/// about and counted as skipped: it never counts as coverage, and a skip is never
+/// green.
 fn open_locks(
     roots: &[PathBuf],
     cwd: &Path,
+    report: &mut Report,
     diag: &mut Diag,
 ) -> Vec<(String, std::os::fd::OwnedFd)> {
-    let (found, dropped) = locks::find_locks(roots);
-    if dropped > 0 {
+    let search = locks::find_locks(roots);
+    if search.dropped > 0 {
         diag.warning(&format!(
-            "{dropped} more lock file(s) found beyond the first {}; they were not read",
+            "{} more lock file(s) found beyond the first {}; they were not read",
+            search.dropped,
             locks::MAX_LOCKS
         ));
     }
+    let mut skip = |display: &str, kind: FileKind, diag: &mut Diag| {
+        let why = match kind {
+            FileKind::Symlink => "a symlink, never followed".to_string(),
+            kind => format!("{kind}, not a regular file"),
+        };
+        diag.warning(&format!(
+            "skipping lock {display}: {why}; it does not count as coverage"
+        ));
+        report.skipped += 1;
+    };
+    for (lock, kind) in &search.not_regular {
+        skip(&locks::display_lock(&lock.path(), cwd), *kind, diag);
+    }
     let mut out = Vec::new();
     let mut root_fds: Vec<(PathBuf, std::os::fd::OwnedFd)> = Vec::new();
-    for FoundLock { root, rel } in found {
+    for FoundLock { root, rel } in search.locks {
         let display = locks::display_lock(&root.join(&rel), cwd);
         if !root_fds.iter().any(|(r, _)| *r == root) {
             match nix::fcntl::open(
@@ -298,22 +331,29 @@ fn open_locks(
         let fd = match open::open_beneath(root_fd, &rel) {
             Ok(fd) => fd,
             // Replaced by a symlink since it was listed: never followed, never coverage.
-            Err(nix::errno::Errno::ELOOP) | Err(nix::errno::Errno::EXDEV) => continue,
+            Err(nix::errno::Errno::ELOOP) | Err(nix::errno::Errno::EXDEV) => {
+                skip(&display, FileKind::Symlink, diag);
+                continue;
+            }
+            Err(nix::errno::Errno::ENXIO) => {
+                skip(&display, FileKind::Socket, diag);
+                continue;
+            }
             Err(e) => {
                 diag.warning(&format!("ignoring unreadable lock {display}: {}", e.desc()));
                 continue;
             }
         };
-        match open::regular_size(&fd) {
-            Ok(None) => continue,
-            Ok(Some(size)) if size > locks::LOCK_SIZE_CAP => {
+        match open::file_kind_and_size(&fd) {
+            Ok((FileKind::Regular, size)) if size > locks::LOCK_SIZE_CAP => {
                 diag.warning(&format!(
                     "ignoring unreadable lock {display}: {size} bytes exceeds the {}-byte cap",
                     locks::LOCK_SIZE_CAP
                 ));
-                continue;
             }
-            Ok(Some(_)) => out.push((display, fd)),
+            Ok((FileKind::Regular, _)) => out.push((display, fd)),
+            // Swapped for something else since it was listed.
+            Ok((kind, _)) => skip(&display, kind, diag),
             Err(e) => diag.warning(&format!("ignoring unreadable lock {display}: {e}")),
         }
     }

@@ -2,7 +2,8 @@
 //! covers a server.
 //!
 //! The search only lists directories (metadata); every lock's bytes are parsed by the
-//! child into a [`LockSummary`]. A lock found in the tree is unauthenticated evidence,
+//! child into a [`LockSummary`]. An entry with a lock's name that is not a regular
+//! file (a symlink, a FIFO, …) is reported, never followed or read. A lock found in the tree is unauthenticated evidence,
 //! so an approval only counts when it binds the pinned surface: `approved_digest`
 //! equals `overall_digest`, and the stored digests reproduce both `overall_digest`
 //! and the `command_digest` of the launch it claims to pin. This stops a hand-edited
@@ -12,6 +13,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::digest;
+use crate::file_kind::FileKind;
 use crate::model::{Coverage, ServerSpec};
 use crate::protocol::LockSummary;
 
@@ -47,14 +49,27 @@ impl FoundLock {
     }
 }
 
+/// What the lock search found.
+#[derive(Debug, Default)]
+pub struct LockSearch {
+    /// Regular files with a lock's name, at most [`MAX_LOCKS`].
+    pub locks: Vec<FoundLock>,
+    /// Entries with a lock's name that are not regular files (a symlink, dangling
+    /// or not, a directory, a FIFO, a socket, a device): never followed, never read,
+    /// never coverage. The caller warns about each one.
+    pub not_regular: Vec<(FoundLock, FileKind)>,
+    /// Regular lock files beyond [`MAX_LOCKS`], left unread.
+    pub dropped: usize,
+}
+
 /// `warden.lock` and `*.warden.lock` under each root, at most [`MAX_LOCK_DEPTH`]
 /// directories deep, never following a symlink (file or directory), never entering
-/// `SKIPPED_DIRS`. Sorted depth-first; de-duplicated across roots by path.
-/// Returns the locks (at most [`MAX_LOCKS`]) and how many more were left unread.
-pub fn find_locks(roots: &[PathBuf]) -> (Vec<FoundLock>, usize) {
-    let mut found = Vec::new();
+/// `SKIPPED_DIRS`. Sorted depth-first; de-duplicated across roots by path. Only
+/// directory listings are read (`DirEntry::file_type` is the entry's own type,
+/// never its target's).
+pub fn find_locks(roots: &[PathBuf]) -> LockSearch {
+    let mut search = LockSearch::default();
     let mut seen = HashSet::new();
-    let mut dropped = 0usize;
     for root in roots {
         let mut stack = vec![(PathBuf::new(), 0usize)];
         while let Some((rel_dir, depth)) = stack.pop() {
@@ -65,33 +80,31 @@ pub fn find_locks(roots: &[PathBuf]) -> (Vec<FoundLock>, usize) {
             names.sort_by_key(|e| e.file_name());
             let mut subdirs = Vec::new();
             for entry in names {
-                // DirEntry::file_type does not follow symlinks.
-                let Ok(kind) = entry.file_type() else {
+                let Ok(file_type) = entry.file_type() else {
                     continue;
                 };
+                let kind = FileKind::of(file_type);
                 let name = entry.file_name();
                 let rel = rel_dir.join(&name);
-                if kind.is_symlink() {
-                    continue;
-                }
-                if kind.is_dir() {
+                if kind == FileKind::Directory {
                     let skip = name.to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n));
                     if depth < MAX_LOCK_DEPTH && !skip {
-                        subdirs.push(rel);
+                        subdirs.push(rel.clone());
                     }
-                } else if kind.is_file() && is_lock_name(&name.to_string_lossy()) {
-                    let full = root.join(&rel);
-                    if !seen.insert(full) {
-                        continue;
-                    }
-                    if found.len() < MAX_LOCKS {
-                        found.push(FoundLock {
-                            root: root.clone(),
-                            rel,
-                        });
-                    } else {
-                        dropped += 1;
-                    }
+                }
+                if !is_lock_name(&name.to_string_lossy()) || !seen.insert(root.join(&rel)) {
+                    continue;
+                }
+                let found = FoundLock {
+                    root: root.clone(),
+                    rel,
+                };
+                if kind != FileKind::Regular {
+                    search.not_regular.push((found, kind));
+                } else if search.locks.len() < MAX_LOCKS {
+                    search.locks.push(found);
+                } else {
+                    search.dropped += 1;
                 }
             }
             // Reverse so the stack pops subdirectories in sorted order.
@@ -100,7 +113,7 @@ pub fn find_locks(roots: &[PathBuf]) -> (Vec<FoundLock>, usize) {
             }
         }
     }
-    (found, dropped)
+    search
 }
 
 fn is_lock_name(name: &str) -> bool {
@@ -177,5 +190,51 @@ pub fn display_lock(path: &Path, cwd: &Path) -> String {
     match path.strip_prefix(cwd) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
         _ => path.to_string_lossy().into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_named_entries_that_are_not_regular_files_are_reported() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let root = t.path().to_path_buf();
+        std::fs::write(root.join("ok.warden.lock"), "{}").expect("write");
+        std::os::unix::fs::symlink(root.join("ok.warden.lock"), root.join("link.warden.lock"))
+            .expect("symlink");
+        std::os::unix::fs::symlink(root.join("missing"), root.join("warden.lock"))
+            .expect("symlink");
+        nix::unistd::mkfifo(
+            &root.join("fifo.warden.lock"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .expect("mkfifo");
+        std::fs::create_dir_all(root.join("dir.warden.lock/inner")).expect("mkdir");
+        std::fs::write(root.join("dir.warden.lock/inner/x.warden.lock"), "{}").expect("write");
+        // Listed from two overlapping roots: every entry once.
+        let search = find_locks(&[root.clone(), root.clone()]);
+        let rel = |l: &FoundLock| l.rel.to_string_lossy().into_owned();
+        assert_eq!(
+            search.locks.iter().map(rel).collect::<Vec<_>>(),
+            ["ok.warden.lock", "dir.warden.lock/inner/x.warden.lock"]
+        );
+        let mut odd: Vec<(String, FileKind)> = search
+            .not_regular
+            .iter()
+            .map(|(l, k)| (rel(l), *k))
+            .collect();
+        odd.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            odd,
+            [
+                ("dir.warden.lock".to_string(), FileKind::Directory),
+                ("fifo.warden.lock".to_string(), FileKind::Fifo),
+                ("link.warden.lock".to_string(), FileKind::Symlink),
+                ("warden.lock".to_string(), FileKind::Symlink),
+            ]
+        );
+        assert_eq!(search.dropped, 0);
     }
 }

@@ -3,6 +3,8 @@
 
 mod util;
 
+mod bounded;
+
 mod audit;
 mod discovery;
 mod hostile;
