@@ -5,7 +5,7 @@
 //! and the scan continues; the exit code is decided once, in [`exit_code`], from
 //! those counts.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -463,11 +463,12 @@ fn audit_servers(
     let mut flags = ambiguous.to_vec();
     flags.resize(servers.len(), false);
     let ambiguous = flags.as_slice();
+    let index = locks::LockIndex::new(locks);
     let audit = |servers: &mut [AuditedServer], ambiguous: &[bool]| {
         for (server, &ambiguous) in servers.iter_mut().zip(ambiguous) {
             let (coverage, findings) = match mode {
                 ScanMode::Doctor => {
-                    let coverage = locks::coverage(&server.spec, locks);
+                    let coverage = index.coverage(&server.spec);
                     let findings = server_findings(
                         &server.name,
                         &server.spec,
@@ -527,6 +528,12 @@ fn audit_servers(
 /// `<name>#servers`, with `#` appended until the key is neither a raw name of either
 /// map nor a key already given. So a server really named `x#servers` is never
 /// overwritten by a synthetic key, whatever order the maps list their names in.
+///
+/// Linear in the names: each chain of `#`s is walked from where the last walk of
+/// the same chain stopped, never from its start again. A (map, name) pair that
+/// repeats can only come from a lying child (the loaders refuse duplicate keys);
+/// its copies become `<name>#2`, `<name>#3`, … so keys stay unique without
+/// growing a `#` per copy.
 pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
     // The usual section: only `mcpServers`, distinct names. Every key is its name;
     // no sets to build (a `~/.claude.json` can have thousands of small sections).
@@ -539,22 +546,41 @@ pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
         .filter(|e| e.map == ServerMap::McpServers)
         .map(|e| e.name.as_str())
         .collect();
-    let mut given: HashSet<String> = HashSet::new();
+    let mut given: HashSet<String> = HashSet::with_capacity(entries.len());
+    // (declared under `servers`, name): `ServerMap` itself is a wire type.
+    let mut seen_pairs: HashSet<(bool, &str)> = HashSet::with_capacity(entries.len());
+    // Per chain: how many `#`s (or which copy number) to try next; every key before
+    // it is known to be taken, and taken keys stay taken.
+    let mut next_try: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
-        let key = if entry.map == ServerMap::Servers && mcp_names.contains(entry.name.as_str()) {
-            let mut key = format!("{}#servers", entry.name);
-            while reserved.contains(key.as_str()) || given.contains(&key) {
-                key.push('#');
+        let taken =
+            |key: &str, given: &HashSet<String>| reserved.contains(key) || given.contains(key);
+        let in_servers = entry.map == ServerMap::Servers;
+        let key = if !seen_pairs.insert((in_servers, entry.name.as_str())) {
+            let start = next_try.get(entry.name.as_str()).copied().unwrap_or(2);
+            let mut n = start.max(2);
+            let mut key = format!("{}#{n}", entry.name);
+            while taken(&key, &given) {
+                n += 1;
+                key = format!("{}#{n}", entry.name);
             }
+            next_try.insert(entry.name.clone(), n + 1);
+            key
+        } else if in_servers && mcp_names.contains(entry.name.as_str()) {
+            let base = format!("{}#servers", entry.name);
+            let hashes = next_try.get(&base).copied().unwrap_or(0);
+            let mut key = base.clone();
+            key.extend(std::iter::repeat_n('#', hashes));
+            let mut n = hashes;
+            while taken(&key, &given) {
+                key.push('#');
+                n += 1;
+            }
+            next_try.insert(base, n + 1);
             key
         } else {
-            let mut key = entry.name.clone();
-            // Only a lying child can produce a duplicate here; keep keys unique anyway.
-            while given.contains(&key) {
-                key.push('#');
-            }
-            key
+            entry.name.clone()
         };
         given.insert(key.clone());
         out.push(key);
@@ -751,16 +777,46 @@ mod tests {
         let keys = display_keys(&[entry(Servers, "x#servers")]);
         assert_eq!(keys, ["x#servers"]);
         // Only a lying child repeats a name within one map: keys stay unique, both
-        // below and above the size where the distinctness check switches to a set.
+        // below and above the size where the distinctness check switches to a set,
+        // and numbered copies skip names that are really taken.
         let keys = display_keys(&[entry(McpServers, "a"), entry(McpServers, "a")]);
-        assert_eq!(keys, ["a", "a#"]);
+        assert_eq!(keys, ["a", "a#2"]);
         let mut many: Vec<_> = (0..20)
             .map(|i| entry(McpServers, &format!("s{i}")))
             .collect();
         many.push(entry(McpServers, "s3"));
         let keys = display_keys(&many);
-        assert_eq!(keys.last().map(String::as_str), Some("s3#"));
+        assert_eq!(keys.last().map(String::as_str), Some("s3#2"));
         assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len());
+        let keys = display_keys(&[
+            entry(McpServers, "a"),
+            entry(McpServers, "a#2"),
+            entry(McpServers, "a"),
+            entry(McpServers, "a"),
+            entry(Servers, "a"),
+            entry(Servers, "a"),
+        ]);
+        assert_eq!(keys, ["a", "a#2", "a#3", "a#4", "a#servers", "a#5"]);
+    }
+
+    #[test]
+    fn display_keys_stay_linear_on_long_chains_and_many_copies() {
+        use ServerMap::*;
+        // A chain of 3,000 reserved `a#servers###…` names and the servers copy of
+        // `a`, plus 20,000 copies of one name from a lying child: every key is
+        // unique and the copies' keys stay short.
+        let mut entries = vec![entry(McpServers, "a")];
+        for k in 0..3000 {
+            entries.push(entry(McpServers, &format!("a#servers{}", "#".repeat(k))));
+        }
+        entries.push(entry(Servers, "a"));
+        for _ in 0..20_000 {
+            entries.push(entry(Servers, "b"));
+        }
+        let keys = display_keys(&entries);
+        assert_eq!(keys[3001], format!("a#servers{}", "#".repeat(3000)));
+        assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len());
+        assert!(keys[3002..].iter().all(|k| k.len() <= "b#20000".len()));
     }
 
     #[test]
