@@ -28,5 +28,6 @@ pub mod pin;
 pub mod protocol;
 pub mod render;
 pub mod rules;
+pub mod safe_write;
 #[cfg(test)]
 mod test_gen;

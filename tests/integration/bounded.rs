@@ -6,7 +6,13 @@ use std::process::Command;
 #[path = "deadline.rs"]
 mod deadline;
 
-pub use deadline::{mkfifo, socket};
+pub use deadline::{mkfifo, socket, temporaries};
+
+/// See [`deadline::assert_refused`].
+#[track_caller]
+pub fn assert_refused(run: &Run, needle: &str) {
+    deadline::assert_refused(run.code, &run.stdout, &run.stderr, needle);
+}
 
 use crate::util::{Env, Run};
 

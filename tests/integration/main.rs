@@ -14,3 +14,4 @@ mod pin;
 mod roundtrip;
 mod rules;
 mod sandbox;
+mod writes;
