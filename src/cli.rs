@@ -105,7 +105,9 @@ pub struct AuthAuditArgs {
     /// Emit findings as JSONL to stdout.
     #[arg(long)]
     pub json: bool,
-    /// Write a SARIF report to this path.
+    /// Write a SARIF report to this path (- for stdout; the human report then goes to
+    /// stderr). A symlink or a non-regular file at PATH is refused, as is a symlinked
+    /// directory on a relative PATH; the file is replaced atomically.
     #[arg(long, value_name = "PATH")]
     pub sarif: Option<PathBuf>,
     #[command(flatten)]
@@ -123,7 +125,9 @@ pub struct DoctorArgs {
     /// Emit findings as JSONL to stdout.
     #[arg(long)]
     pub json: bool,
-    /// Write a SARIF report to this path.
+    /// Write a SARIF report to this path (- for stdout; the human report then goes to
+    /// stderr). A symlink or a non-regular file at PATH is refused, as is a symlinked
+    /// directory on a relative PATH; the file is replaced atomically.
     #[arg(long, value_name = "PATH")]
     pub sarif: Option<PathBuf>,
     /// OPT-IN: spawn each uncovered --config server and write NAME.warden.lock (unapproved).

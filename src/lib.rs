@@ -19,6 +19,7 @@ pub mod child;
 pub mod cli;
 pub mod digest;
 pub mod engines;
+pub mod file_kind;
 #[doc(hidden)]
 pub mod fuzz_props;
 pub mod model;
@@ -27,6 +28,7 @@ pub mod pin;
 pub mod protocol;
 pub mod render;
 pub mod rules;
+pub mod safe_write;
 #[cfg(test)]
 mod test_gen;
 pub mod text;

@@ -191,11 +191,18 @@ fn strong_word(w: &str) -> bool {
         || w.starts_with("auth")
 }
 
+/// `ws` joined with `-` is `key` (compared piecewise: no joined string is built;
+/// this runs for every query key of every URL).
+fn joined_is(ws: &[String], key: &str) -> bool {
+    let mut parts = key.split('-');
+    ws.iter().all(|w| parts.next() == Some(w.as_str())) && parts.next().is_none()
+}
+
 fn words_are_auth(ws: &[String]) -> bool {
     let Some(last) = ws.last() else {
         return false;
     };
-    if EXACT_KEYS.contains(&ws.join("-").as_str()) {
+    if EXACT_KEYS.iter().any(|k| joined_is(ws, k)) {
         return true;
     }
     if DESCRIPTOR_WORDS.contains(&last.as_str()) {
@@ -246,9 +253,7 @@ pub(crate) fn is_auth_flag(token: &str) -> bool {
     if name.is_empty() {
         return false;
     }
-    let lower = name.to_lowercase();
-    let folded = lower.replace('_', "-");
-    if FLAG_NAMES.contains(&folded.as_str()) {
+    if in_flag_names(name) {
         return true;
     }
     let ws = words(name);
@@ -259,6 +264,23 @@ pub(crate) fn is_auth_flag(token: &str) -> bool {
                 .is_some_and(|l| DESCRIPTOR_WORDS.contains(&l.as_str())))
 }
 
+/// `name` lowercased, with `_` folded to `-`, is one of [`FLAG_NAMES`]. ASCII
+/// names are compared in place; others are lowercased first (a non-ASCII letter
+/// such as the Kelvin sign can lowercase to ASCII).
+fn in_flag_names(name: &str) -> bool {
+    if name.is_ascii() {
+        let fold = |b: u8| match b {
+            b'_' => b'-',
+            b => b.to_ascii_lowercase(),
+        };
+        return FLAG_NAMES.iter().any(|f| {
+            f.len() == name.len() && f.bytes().zip(name.bytes()).all(|(a, b)| a == fold(b))
+        });
+    }
+    let folded = name.to_lowercase().replace('_', "-");
+    FLAG_NAMES.contains(&folded.as_str())
+}
+
 /// Flags whose value is a whole HTTP header (`--header "Authorization: Bearer …"`).
 pub(crate) fn is_header_flag(token: &str) -> bool {
     let name = token.trim_start_matches('-').to_lowercase();
@@ -267,21 +289,28 @@ pub(crate) fn is_header_flag(token: &str) -> bool {
         || name.ends_with("_header")
 }
 
+/// Query keys that are auth-shaped by name alone (case-insensitive).
+const QUERY_KEYS: &[&str] = &[
+    "api_key",
+    "apikey",
+    "key",
+    "token",
+    "access_token",
+    "secret",
+    "sig",
+    "signature",
+    "auth",
+];
+
 /// URL query keys that carry a credential even when the word rule would not say so
 /// (`sig`, `signature`, `key`).
 pub(crate) fn is_auth_query_key(key: &str) -> bool {
-    const QUERY_KEYS: &[&str] = &[
-        "api_key",
-        "apikey",
-        "key",
-        "token",
-        "access_token",
-        "secret",
-        "sig",
-        "signature",
-        "auth",
-    ];
-    QUERY_KEYS.contains(&key.to_lowercase().as_str()) || is_auth_flag(key)
+    let listed = if key.is_ascii() {
+        QUERY_KEYS.iter().any(|q| q.eq_ignore_ascii_case(key))
+    } else {
+        QUERY_KEYS.contains(&key.to_lowercase().as_str())
+    };
+    listed || is_auth_flag(key)
 }
 
 #[cfg(test)]
@@ -355,6 +384,37 @@ mod tests {
         ] {
             assert!(!is_auth_key(k), "{k}");
         }
+    }
+
+    #[test]
+    fn in_place_comparisons_equal_the_allocating_ones() {
+        let pieces = [
+            "-", "_", "a", "K", "key", "Token", "API", "auth", "\u{212A}", "é", "h", "x",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x6a09_e667_f3bc_c908);
+        for _ in 0..20_000 {
+            let name = generated.text(&pieces, 6);
+            let folded = name.to_lowercase().replace('_', "-");
+            assert_eq!(
+                in_flag_names(&name),
+                FLAG_NAMES.contains(&folded.as_str()),
+                "{name:?}"
+            );
+            let ws = words(&name);
+            assert_eq!(
+                EXACT_KEYS.iter().any(|k| joined_is(&ws, k)),
+                EXACT_KEYS.contains(&ws.join("-").as_str()),
+                "{name:?}"
+            );
+            assert_eq!(
+                is_auth_query_key(&name),
+                QUERY_KEYS.contains(&name.to_lowercase().as_str()) || is_auth_flag(&name),
+                "{name:?}"
+            );
+        }
+        // The Kelvin sign lowercases to an ASCII `k`.
+        assert!(in_flag_names("\u{212A}ey"));
+        assert!(is_auth_query_key("\u{212A}EY"));
     }
 
     #[test]

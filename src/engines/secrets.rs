@@ -117,7 +117,14 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
             }
         }
     }
-    let vendor_spans: Vec<Range<usize>> = out.iter().map(|h| h.span.clone()).collect();
+    // Vendor matches by start, swept once alongside the tokens (which come in
+    // position order): `reach` is the furthest end of any match starting before the
+    // current token ends, so "overlaps a vendor match" is one comparison instead of
+    // a pass over every match per token.
+    let mut vendor_spans: Vec<Range<usize>> = out.iter().map(|h| h.span.clone()).collect();
+    vendor_spans.sort_by_key(|s| s.start);
+    let mut next_span = 0;
+    let mut reach = 0;
 
     // Candidate tokens: maximal runs of the reference's token alphabet (it splits on
     // everything else). All runs are ASCII, so byte length is code-point length.
@@ -139,7 +146,11 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
         // The reference skips a token that contains, or is contained in, a string
         // already matched. Position overlap with a vendor match plus exact repeats
         // give the same verdicts on real values in linear time.
-        if vendor_spans.iter().any(|s| s.start < i && start < s.end) || seen.contains(token) {
+        while let Some(span) = vendor_spans.get(next_span).filter(|s| s.start < i) {
+            reach = reach.max(span.end);
+            next_span += 1;
+        }
+        if reach > start || seen.contains(token) {
             continue;
         }
         let alnum = token.bytes().filter(u8::is_ascii_alphanumeric).count();
@@ -426,5 +437,78 @@ mod tests {
         assert!(looks_like_token("8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"));
         assert!(looks_like_token("9f8e7d6c5b4a3e2d1c0b9a8f"));
         assert!(!looks_like_token("context7-mcp"));
+    }
+
+    #[test]
+    fn vendor_overlap_sweep_equals_the_pairwise_test() {
+        // The entropy pass skips a token that overlaps any vendor match; the sweep
+        // over matches sorted by start must skip exactly the tokens the pairwise test
+        // did, for matches of several patterns in any order.
+        let pieces = [
+            "AKIAIOSFODNN7EXAMPLE",
+            "sk-ABCDEFGHIJ1234567890XYZ",
+            "xoxb-1234567890-abcdef",
+            "aB3xK9mQ7pL2wR5tY8vN4jH6",
+            "Zk8sQpR2mWvX9bN4tLcH7jYdAe6gUf3Q",
+            " ",
+            "-",
+            "_",
+            "/",
+            "=",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x1234_5678_9abc_def1);
+        for _ in 0..3000 {
+            let value = generated.text(&pieces, 10);
+            let found = hits(&value, Entropy::Reference);
+            let vendor: Vec<Range<usize>> = found
+                .iter()
+                .filter(|h| h.rule != RuleId::SecEntropy)
+                .map(|h| h.span.clone())
+                .collect();
+            for h in found.iter().filter(|h| h.rule == RuleId::SecEntropy) {
+                assert!(
+                    !vendor
+                        .iter()
+                        .any(|s| s.start < h.span.end && h.span.start < s.end),
+                    "{value:?}: entropy hit {:?} overlaps a vendor match",
+                    h.span
+                );
+            }
+            // And no token that overlaps nothing was dropped: the heuristic alone
+            // (pairwise overlap, exact repeats) finds the same entropy hits.
+            let mut seen: HashSet<&str> = found
+                .iter()
+                .filter(|h| h.rule != RuleId::SecEntropy)
+                .map(|h| &value[h.span.clone()])
+                .collect();
+            let expected: Vec<Range<usize>> = value
+                .match_indices(|c: char| is_entropy_char(c))
+                .fold(Vec::<Range<usize>>::new(), |mut runs, (i, c)| {
+                    match runs.last_mut() {
+                        Some(r) if r.end == i => r.end = i + c.len(),
+                        _ => runs.push(i..i + c.len()),
+                    }
+                    runs
+                })
+                .into_iter()
+                .filter(|r| {
+                    let t = &value[r.clone()];
+                    t.len() >= ENTROPY_MIN_LEN
+                        && !t.contains('.')
+                        && !vendor.iter().any(|s| s.start < r.end && r.start < s.end)
+                        && (t.bytes().filter(u8::is_ascii_alphanumeric).count() as f64)
+                            / (t.len() as f64)
+                            >= ALNUM_DOMINANCE
+                        && shannon_entropy(t) >= ENTROPY_THRESHOLD
+                        && seen.insert(t)
+                })
+                .collect();
+            let got: Vec<Range<usize>> = found
+                .iter()
+                .filter(|h| h.rule == RuleId::SecEntropy)
+                .map(|h| h.span.clone())
+                .collect();
+            assert_eq!(got, expected, "{value:?}");
+        }
     }
 }

@@ -245,8 +245,14 @@ fn walk_options<'a>(
     None
 }
 
+/// What one launcher fetches, and where the search for the next launcher resumes:
+/// its options and their values (`npx -p npx …`, `--registry npx`) are never a
+/// command of their own, so every word is read by at most one launcher's grammar
+/// and the scan stays linear in the argv.
+type Specs<'a> = (Vec<&'a str>, usize);
+
 /// `npx [opts] <pkg> [server args…]`, `npx -p <pkg>… <cmd>`, `npx -c '<cmd>'`.
-fn npm_specs(argv: &[String], start: usize) -> Vec<&str> {
+fn npm_specs(argv: &[String], start: usize) -> Specs<'_> {
     let mut flags: Vec<&str> = NPM_VALUE_FLAGS.to_vec();
     flags.extend(["-p", "--package", "-c", "--call"]);
     let mut packages = Vec::new();
@@ -256,17 +262,19 @@ fn npm_specs(argv: &[String], start: usize) -> Vec<&str> {
         "-c" | "--call" => call = true,
         _ => {}
     });
-    if !packages.is_empty() {
+    let resume = first.unwrap_or(argv.len());
+    let specs = if !packages.is_empty() {
         packages // the positional is the command to run, not a package
     } else if call {
         Vec::new()
     } else {
         first.map(|i| vec![argv[i].as_str()]).unwrap_or_default()
-    }
+    };
+    (specs, resume)
 }
 
 /// `uvx [opts] <pkg> [args…]`, `uvx --from <spec> <cmd>`, plus `--with` extras.
-fn uv_specs(argv: &[String], start: usize) -> Vec<&str> {
+fn uv_specs(argv: &[String], start: usize) -> Specs<'_> {
     let mut flags: Vec<&str> = UV_VALUE_FLAGS.to_vec();
     flags.extend(["--from", "--with", "--with-editable"]);
     let mut from = None;
@@ -281,24 +289,25 @@ fn uv_specs(argv: &[String], start: usize) -> Vec<&str> {
         None => first.map(|i| vec![argv[i].as_str()]).unwrap_or_default(),
     };
     specs.extend(extras.into_iter().filter(|s| !s.is_empty()));
-    specs
+    (specs, first.unwrap_or(argv.len()))
 }
 
 /// `uv run --with <pkg> …`: only the `--with` packages are fetched.
-fn uv_run_specs(argv: &[String], start: usize) -> Vec<&str> {
+fn uv_run_specs(argv: &[String], start: usize) -> Specs<'_> {
     let mut flags: Vec<&str> = UV_VALUE_FLAGS.to_vec();
     flags.extend(["--with", "--with-editable", "--from"]);
     let mut extras = Vec::new();
-    walk_options(argv, start, &flags, |flag, value| {
+    let first = walk_options(argv, start, &flags, |flag, value| {
         if flag == "--with" || flag == "--with-editable" {
             extras.extend(value.into_iter().flat_map(|v| v.split(',')));
         }
     });
-    extras.into_iter().filter(|s| !s.is_empty()).collect()
+    let specs = extras.into_iter().filter(|s| !s.is_empty()).collect();
+    (specs, first.unwrap_or(argv.len()))
 }
 
 /// `pipx run [--spec <spec>] <app> [args…]`.
-fn pipx_specs(argv: &[String], start: usize) -> Vec<&str> {
+fn pipx_specs(argv: &[String], start: usize) -> Specs<'_> {
     let mut flags: Vec<&str> = PIPX_VALUE_FLAGS.to_vec();
     flags.push("--spec");
     let mut spec = None;
@@ -307,19 +316,21 @@ fn pipx_specs(argv: &[String], start: usize) -> Vec<&str> {
             spec = value;
         }
     });
-    match spec {
+    let specs = match spec {
         Some(s) => vec![s],
         None => first.map(|i| vec![argv[i].as_str()]).unwrap_or_default(),
-    }
+    };
+    (specs, first.unwrap_or(argv.len()))
 }
 
-/// `pip [global opts] install [opts] <spec>…`.
-fn pip_specs(argv: &[String], start: usize) -> Vec<&str> {
+/// `pip [global opts] install [opts] <spec>…`: every later word is pip's, so the
+/// search for another launcher resumes after the argv.
+fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
     let Some(sub) = walk_options(argv, start, PIP_GLOBAL_VALUE_FLAGS, |_, _| {}) else {
-        return Vec::new();
+        return (Vec::new(), argv.len());
     };
     if argv[sub] != "install" {
-        return Vec::new();
+        return (Vec::new(), sub);
     }
     let mut flags: Vec<&str> = PIP_INSTALL_VALUE_FLAGS.to_vec();
     flags.extend(PIP_GLOBAL_VALUE_FLAGS);
@@ -347,17 +358,19 @@ fn pip_specs(argv: &[String], start: usize) -> Vec<&str> {
         }
         j += 1;
     }
-    specs
+    (specs, argv.len())
 }
 
-/// Every package launch in one simple command.
+/// Every package launch in one simple command, left to right. After a launcher,
+/// the search resumes where its grammar says its own words end (see [`Specs`]).
 fn launches(argv: &[String]) -> Vec<Launch<'_>> {
     let mut out = Vec::new();
     let word = |i: usize| argv.get(i).map(|s| command_name(s)).unwrap_or_default();
-    for i in 0..argv.len() {
+    let mut i = 0;
+    while i < argv.len() {
         let name = command_name(&argv[i]);
         let next = word(i + 1);
-        let (family, label, specs) = match name.as_str() {
+        let (family, label, (specs, resume)) = match name.as_str() {
             "npx" => (Family::Npm, "npx", npm_specs(argv, i + 1)),
             "bunx" => (Family::Npm, "bunx", npm_specs(argv, i + 1)),
             "pnpx" => (Family::Npm, "pnpx", npm_specs(argv, i + 1)),
@@ -374,7 +387,10 @@ fn launches(argv: &[String]) -> Vec<Launch<'_>> {
             "uv" if next == "run" => (Family::Pipx, "uv run --with", uv_run_specs(argv, i + 2)),
             "pipx" if next == "run" => (Family::Pipx, "pipx run", pipx_specs(argv, i + 2)),
             n if PIP_NAME.is_match(n) => (Family::Pip, "pip", pip_specs(argv, i + 1)),
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         if !specs.is_empty() {
             out.push(Launch {
@@ -383,12 +399,15 @@ fn launches(argv: &[String]) -> Vec<Launch<'_>> {
                 specs,
             });
         }
+        i = resume.max(i + 1);
     }
     out
 }
 
-fn py_pinned(spec: &str, argv: &[String], family: Family) -> bool {
-    argv.iter().any(|a| a == "--require-hashes")
+/// `require_hashes`: the argv carries `--require-hashes` (looked up once per argv,
+/// not once per spec).
+fn py_pinned(spec: &str, require_hashes: bool, family: Family) -> bool {
+    require_hashes
         || spec.contains("==")
         || GIT_SHA40.is_match(spec)
         || (family == Family::Uv && UV_AT_VERSION.is_match(spec))
@@ -399,6 +418,7 @@ fn spec_snippet(spec: &str) -> String {
 }
 
 fn check_packages(argv: &[String], out: &mut Vec<EngineFinding>) {
+    let require_hashes = argv.iter().any(|a| a == "--require-hashes");
     for launch in launches(argv) {
         for spec in launch.specs {
             if spec.is_empty() || is_local_path(spec) {
@@ -419,11 +439,15 @@ fn check_packages(argv: &[String], out: &mut Vec<EngineFinding>) {
                         RuleId::SupNpxUnpinned,
                         format!("Unpinned {} package (resolves latest at run)", launch.label),
                     ),
-                    Family::Uv | Family::Pipx if !py_pinned(spec, argv, launch.family) => (
-                        RuleId::SupUvxUnpinned,
-                        format!("Unpinned {} package (mutable upstream)", launch.label),
-                    ),
-                    Family::Pip if !py_pinned(spec, argv, launch.family) => (
+                    Family::Uv | Family::Pipx
+                        if !py_pinned(spec, require_hashes, launch.family) =>
+                    {
+                        (
+                            RuleId::SupUvxUnpinned,
+                            format!("Unpinned {} package (mutable upstream)", launch.label),
+                        )
+                    }
+                    Family::Pip if !py_pinned(spec, require_hashes, launch.family) => (
                         RuleId::SupPipUnpinned,
                         "Unpinned pip install target (mutable dependency)".to_string(),
                     ),
@@ -505,29 +529,54 @@ fn is_interpreter(name: &str) -> bool {
 }
 
 /// The command a simple command runs: past env assignments, `sudo`/`env`/`exec`…
-/// wrappers and their options.
-fn command_of(words: &[String]) -> Option<String> {
-    const WRAPPERS: &[&str] = &[
+/// wrappers and their options. Fed one word at a time as the command is read, so
+/// asking for it after every word (a word holding `$(` asks) costs nothing extra:
+/// each word is looked at once.
+#[derive(Default)]
+struct StageCommand {
+    after_wrapper: bool,
+    /// The previous word was a wrapper option that takes a value (`sudo -u root`).
+    skip_value: bool,
+    found: Option<String>,
+}
+
+impl StageCommand {
+    const WRAPPERS: &'static [&'static str] = &[
         "sudo", "doas", "env", "exec", "command", "nohup", "time", "nice", "stdbuf",
     ];
-    const SUDO_VALUE: &[&str] = &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"];
-    let mut i = 0;
-    let mut after_wrapper = false;
-    while i < words.len() {
-        let w = words[i].as_str();
+    const SUDO_VALUE: &'static [&'static str] =
+        &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"];
+
+    fn push(&mut self, w: &str) {
+        if self.found.is_some() {
+            return;
+        }
+        if self.skip_value {
+            self.skip_value = false;
+            return;
+        }
+        if w.contains('=') && !w.starts_with('-') {
+            return; // VAR=value
+        }
         let name = command_name(w);
-        if (!after_wrapper || !w.starts_with('-')) && w.contains('=') && !w.starts_with('-') {
-            i += 1; // VAR=value
-        } else if WRAPPERS.contains(&name.as_str()) {
-            after_wrapper = true;
-            i += 1;
-        } else if after_wrapper && w.starts_with('-') {
-            i += if SUDO_VALUE.contains(&w) { 2 } else { 1 };
+        if Self::WRAPPERS.contains(&name.as_str()) {
+            self.after_wrapper = true;
+        } else if self.after_wrapper && w.starts_with('-') {
+            self.skip_value = Self::SUDO_VALUE.contains(&w);
         } else {
-            return Some(name);
+            self.found = Some(name);
         }
     }
-    None
+
+    /// The command of the words pushed so far, if one was reached.
+    fn command(&self) -> Option<&str> {
+        self.found.as_deref()
+    }
+
+    /// The command, ending this simple command.
+    fn finish(self) -> Option<String> {
+        self.found
+    }
 }
 
 /// Token stream of the launch line: script arguments are split into shell words and
@@ -563,7 +612,7 @@ fn launch_tokens(argv: &[String]) -> Vec<Tok> {
 /// `source` whose input is a command substitution that fetches
 /// (`bash -c "$(curl …)"`, `bash <(curl …)`).
 fn fetch_execute(tokens: &[Tok], consumer: Option<&str>, depth: usize) -> bool {
-    let mut stage: Vec<String> = Vec::new();
+    let mut stage = StageCommand::default();
     let mut fetched = false;
     // The command that consumes the next substitution, if it can execute code.
     let mut pending: Option<String> = consumer.map(str::to_string);
@@ -573,16 +622,14 @@ fn fetch_execute(tokens: &[Tok], consumer: Option<&str>, depth: usize) -> bool {
             Tok::Word(w) => {
                 if depth < MAX_SCRIPT_DEPTH
                     && (w.contains("$(") || w.contains('`') || w.contains("<("))
+                    && fetch_execute(&split_words(w), stage.command(), depth + 1)
                 {
-                    let outer = command_of(&stage);
-                    if fetch_execute(&split_words(w), outer.as_deref(), depth + 1) {
-                        return true;
-                    }
+                    return true;
                 }
-                stage.push(w.clone());
+                stage.push(w);
             }
             Tok::Op(op) => {
-                let cmd = command_of(&stage);
+                let cmd = std::mem::take(&mut stage).finish();
                 if let Some(c) = cmd.as_deref() {
                     if fetched && is_interpreter(c) {
                         return true;
@@ -602,7 +649,6 @@ fn fetch_execute(tokens: &[Tok], consumer: Option<&str>, depth: usize) -> bool {
                         pending = None;
                     }
                 }
-                stage.clear();
             }
         }
     }
@@ -625,6 +671,9 @@ fn launch_snippet(argv: &[String]) -> String {
             words.push(a.clone());
         }
     }
+    // Each shown word adds at least one code point (its separator), so words past
+    // the cap can never be shown: do not classify them.
+    words.truncate(CURL_SNIPPET_LEN + 1);
     snippet_words(&words)
         .join(" ")
         .chars()
@@ -650,4 +699,132 @@ pub fn check_launch(command: &str, args: &[String]) -> Vec<EngineFinding> {
     check_packages_deep(&argv, 0, &mut out);
     out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-list rule `StageCommand` replaces, as it read before: the whole
+    /// simple command, from its first word, every time it was asked.
+    fn command_of_words(words: &[&str]) -> Option<String> {
+        let mut i = 0;
+        let mut after_wrapper = false;
+        while i < words.len() {
+            let w = words[i];
+            let name = command_name(w);
+            if (!after_wrapper || !w.starts_with('-')) && w.contains('=') && !w.starts_with('-') {
+                i += 1;
+            } else if StageCommand::WRAPPERS.contains(&name.as_str()) {
+                after_wrapper = true;
+                i += 1;
+            } else if after_wrapper && w.starts_with('-') {
+                i += if StageCommand::SUDO_VALUE.contains(&w) {
+                    2
+                } else {
+                    1
+                };
+            } else {
+                return Some(name);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn stage_command_fed_word_by_word_equals_the_whole_command_rule() {
+        let pieces = [
+            "sudo",
+            "env",
+            "-u",
+            "root",
+            "A=1",
+            "-i",
+            "curl",
+            "bash",
+            "--",
+            "=$(",
+            "X=",
+            "exec",
+            "/usr/bin/Nice",
+            "-C",
+            "stdbuf.exe",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x2545_f491_4f6c_dd1d);
+        // A number below `n`: the length of a generated string of one-byte pieces.
+        let mut below = |n: usize| generated.text(&["x"], n).len();
+        for _ in 0..20_000 {
+            let len = below(10);
+            let words: Vec<&str> = (0..len).map(|_| pieces[below(pieces.len())]).collect();
+            let mut stage = StageCommand::default();
+            for (k, w) in words.iter().enumerate() {
+                assert_eq!(
+                    stage.command().map(str::to_string),
+                    command_of_words(&words[..k]),
+                    "{words:?} after {k}"
+                );
+                stage.push(w);
+            }
+            assert_eq!(stage.finish(), command_of_words(&words), "{words:?}");
+        }
+    }
+
+    fn rules(command: &str, args: &[String]) -> Vec<(RuleId, String)> {
+        check_launch(command, args)
+            .into_iter()
+            .map(|f| (f.rule, f.snippet))
+            .collect()
+    }
+
+    #[test]
+    fn a_launcher_in_another_launchers_options_is_not_a_launch() {
+        let w = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        // `npx` as the value of `-p` or `--registry` is a package or an address.
+        assert_eq!(
+            rules("npx", &w("-p npx -p foo@1.0.0 cmd")),
+            [(RuleId::SupNpxUnpinned, "npx".to_string())]
+        );
+        assert!(rules("npx", &w("--registry npx pkg@1.0.0")).is_empty());
+        // Every word after `pip install` is pip's.
+        assert_eq!(
+            rules("pip", &w("install pip install x")),
+            [
+                (RuleId::SupPipUnpinned, "install".to_string()),
+                (RuleId::SupPipUnpinned, "pip".to_string()),
+                (RuleId::SupPipUnpinned, "x".to_string()),
+            ]
+        );
+        // A launcher among the server's own arguments is still one.
+        assert_eq!(
+            rules("npx", &w("-y mcp-proxy@1.0.0 uvx mcp-thing")),
+            [(RuleId::SupUvxUnpinned, "mcp-thing".to_string())]
+        );
+        assert_eq!(
+            rules("npx", &w("-y npx pkg")),
+            [
+                (RuleId::SupNpxUnpinned, "npx".to_string()),
+                (RuleId::SupNpxUnpinned, "pkg".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn findings_never_outgrow_the_argv() {
+        // Chains where every launcher's options run to the end of the argv: each
+        // word is a spec of one launch at most, so findings grow with the argv, not
+        // with its square.
+        for unit in [["-p", "npx"], ["pip", "install"], ["--with", "uvx"]] {
+            let args: Vec<String> = unit
+                .iter()
+                .cycle()
+                .take(4096)
+                .map(|s| s.to_string())
+                .collect();
+            let found = check_launch(unit[1], &args).len();
+            assert!(found <= args.len(), "{unit:?}: {found} findings");
+        }
+        let mut args = vec!["install".to_string()];
+        args.extend((0..4095).map(|k| format!("a{k}")));
+        assert_eq!(check_launch("pip", &args).len(), 4095);
+    }
 }

@@ -14,10 +14,15 @@ use super::{resources, spawn};
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
 use crate::render;
+use crate::safe_write::{self, Destination};
 
 /// `mcp-warden doctor`.
 pub fn doctor(args: DoctorArgs) -> u8 {
     let mut diag = Diag::stderr();
+    let sarif = args.sarif.as_deref().map(Destination::from_arg);
+    if !sarif_destination_is_usable(sarif.as_ref(), args.json, &mut diag) {
+        return 2;
+    }
     // No Yama on many kernels: without this a same-uid process (a compromised child
     // included) could ptrace the parent. Best effort; the sandbox repeats it.
     let _ = nix::sys::prctl::set_dumpable(false);
@@ -65,17 +70,28 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         existing.contains(std::ffi::OsStr::new(name))
     });
 
-    if let Some(path) = &args.sarif {
-        let sarif = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
-        if let Err(e) = std::fs::write(path, sarif) {
-            diag.error(&format!("cannot write SARIF {}: {e}", path.display()));
+    if let Some(sarif) = &sarif {
+        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        if !write_sarif(sarif, &log, &mut diag) {
             return 2;
         }
     }
 
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let written = write_report(&report, &args, &mut out, &mut diag).and_then(|()| out.flush());
+    // With `--sarif -` stdout carries the SARIF log alone; the human report goes to
+    // stderr, uncoloured.
+    let sarif_on_stdout = sarif == Some(Destination::Stdout);
+    let (mut out, style): (io::BufWriter<Box<dyn Write>>, _) = if sarif_on_stdout {
+        let style = render::text::TextStyle {
+            color: false,
+            ..render::text::TextStyle::for_stdout()
+        };
+        (io::BufWriter::new(Box::new(io::stderr().lock())), style)
+    } else {
+        let style = render::text::TextStyle::for_stdout();
+        (io::BufWriter::new(Box::new(io::stdout().lock())), style)
+    };
+    let written =
+        write_report(&report, &args, style, &mut out, &mut diag).and_then(|()| out.flush());
     match written {
         // A closed pipe (`mcp-warden doctor | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -91,7 +107,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
             yes: args.yes,
             timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
             cwd: &cwd,
-            json: args.json,
+            json: args.json || sarif_on_stdout,
         };
         spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
     };
@@ -106,6 +122,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
 fn write_report(
     report: &Report,
     args: &DoctorArgs,
+    style: render::text::TextStyle,
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> io::Result<()> {
@@ -130,7 +147,62 @@ fn write_report(
     if args.json {
         render::jsonl::render(report, out)
     } else {
-        render::text::render(report, out, render::text::TextStyle::for_stdout())
+        render::text::render(report, out, style)
+    }
+}
+
+/// Refuse a `--sarif` destination before any work is done (printed here; the
+/// caller exits 2): `--sarif -` shares stdout with nothing, so `--json` as well is
+/// a usage error; a path the write would refuse (a symlink, a FIFO, a symlinked
+/// directory, a missing directory) is refused now, not after the scan.
+pub fn sarif_destination_is_usable(
+    sarif: Option<&Destination>,
+    json: bool,
+    diag: &mut Diag,
+) -> bool {
+    match sarif {
+        Some(Destination::Stdout) if json => {
+            diag.error(
+                "--json and --sarif - both write to stdout; give --sarif a file path, or drop --json",
+            );
+            false
+        }
+        Some(Destination::File(path)) => match safe_write::preflight(path) {
+            Ok(()) => true,
+            Err(e) => {
+                diag.error(&format!("cannot write SARIF: {e}"));
+                false
+            }
+        },
+        _ => true,
+    }
+}
+
+/// Write a SARIF log to its destination through [`crate::safe_write`]; on failure
+/// print one `error:` line and return false (exit 2). A closed stdout pipe is the
+/// reader's choice, not a failure.
+pub fn write_sarif(destination: &Destination, log: &str, diag: &mut Diag) -> bool {
+    match destination {
+        Destination::File(path) => match safe_write::replace(path, log.as_bytes()) {
+            Ok(()) => true,
+            Err(e) => {
+                diag.error(&format!("cannot write SARIF: {e}"));
+                false
+            }
+        },
+        Destination::Stdout => {
+            let mut stdout = io::stdout().lock();
+            match stdout
+                .write_all(log.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                    diag.error(&format!("cannot write SARIF to stdout: {e}"));
+                    false
+                }
+                _ => true,
+            }
+        }
     }
 }
 
@@ -138,6 +210,10 @@ fn write_report(
 /// `--config`, the auth engine alone. 0 clean, 1 findings, 2 unreadable.
 pub fn auth_audit(args: AuthAuditArgs) -> u8 {
     let mut diag = Diag::stderr();
+    let sarif = args.sarif.as_deref().map(Destination::from_arg);
+    if !sarif_destination_is_usable(sarif.as_ref(), args.json, &mut diag) {
+        return 2;
+    }
     let _ = nix::sys::prctl::set_dumpable(false);
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
@@ -161,15 +237,18 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
-    if let Some(path) = &args.sarif {
-        let sarif = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
-        if let Err(e) = std::fs::write(path, sarif) {
-            diag.error(&format!("cannot write SARIF {}: {e}", path.display()));
+    if let Some(sarif) = &sarif {
+        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        if !write_sarif(sarif, &log, &mut diag) {
             return 2;
         }
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    // With `--sarif -` the human report goes to stderr (see `doctor`).
+    let mut out: io::BufWriter<Box<dyn Write>> = if sarif == Some(Destination::Stdout) {
+        io::BufWriter::new(Box::new(io::stderr().lock()))
+    } else {
+        io::BufWriter::new(Box::new(io::stdout().lock()))
+    };
     let written = if args.json {
         render::jsonl::render(&report, &mut out)
     } else {

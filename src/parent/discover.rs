@@ -3,7 +3,8 @@
 //!
 //! Only the documented set (DOCTOR.md §1) is ever considered; nothing here opens or
 //! reads a file. The symlink rule is checked per component below each candidate's
-//! base here, and again, race-free, when [`super::open`] opens the file with
+//! base here ([`probe`], with `lstat`, before anything could follow a link), and
+//! again, race-free, when [`super::open`] opens the file with
 //! `RESOLVE_NO_SYMLINKS`.
 
 use std::collections::HashSet;
@@ -11,6 +12,7 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use crate::cli::Platform;
+use crate::file_kind::FileKind;
 use crate::protocol::FileFormat;
 
 /// How many ancestors the project walk-up visits at most.
@@ -199,25 +201,71 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The first component of `path` below `base` that is a symlink, if any (checked with
-/// `lstat`, never following). A path not under `base` is checked component by
-/// component from its root.
-pub fn symlink_below(base: &Path, path: &Path) -> Option<PathBuf> {
-    let rel = path.strip_prefix(base).ok()?;
+/// What is at a discovered path, judged before anything follows a link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// Nothing there: a component is missing, or one below the base is not a
+    /// directory (nothing can live under a file).
+    Absent,
+    /// A symlink at `at`: the file itself or a directory component below the base.
+    /// Dangling or not, pointing at a file, a directory or a FIFO: the same verdict.
+    Symlink { at: PathBuf },
+    /// The path names this kind of object, reached through directories only.
+    Found(FileKind),
+    /// A component could not be examined (permission denied, I/O error).
+    Failed { at: PathBuf, reason: String },
+}
+
+/// Examine `path` (below `base`) one component at a time with `lstat`, never
+/// following a link, so the symlink rule is applied before anything else: a
+/// dangling link, or one to a directory or a FIFO, is a symlink here, never an
+/// absent file. `base` itself is trusted (a home reached through a symlink is
+/// still the home). A path not below `base`, or one with `..` below it, is refused
+/// like a symlink: it could leave the base.
+pub fn probe(base: &Path, path: &Path) -> Probe {
+    let Ok(rel) = path.strip_prefix(base) else {
+        return Probe::Symlink {
+            at: path.to_path_buf(),
+        };
+    };
     let mut current = base.to_path_buf();
-    for component in rel.components() {
+    let mut components = rel.components().peekable();
+    while let Some(component) = components.next() {
         match component {
             Component::Normal(name) => current.push(name),
-            // `..` or a root inside the relative part would escape the base: treat as unsafe.
-            _ => return Some(current),
+            Component::CurDir => continue,
+            _ => return Probe::Symlink { at: current },
         }
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => return Some(current),
-            Ok(_) => {}
-            Err(_) => return None,
+        let meta = match std::fs::symlink_metadata(&current) {
+            Ok(meta) => meta,
+            Err(e) => {
+                return match e.raw_os_error().map(nix::errno::Errno::from_raw) {
+                    Some(nix::errno::Errno::ENOENT | nix::errno::Errno::ENOTDIR) => Probe::Absent,
+                    _ => Probe::Failed {
+                        at: current,
+                        reason: io_reason(&e),
+                    },
+                }
+            }
+        };
+        let kind = FileKind::of(meta.file_type());
+        let last = components.peek().is_none();
+        match kind {
+            FileKind::Symlink => return Probe::Symlink { at: current },
+            _ if last => return Probe::Found(kind),
+            FileKind::Directory => {}
+            _ => return Probe::Absent,
         }
     }
-    None
+    // `path == base`: the base is a directory by construction.
+    Probe::Found(FileKind::Directory)
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
 }
 
 /// `~/rel` for paths under home (always `/` separators), else the path as given.

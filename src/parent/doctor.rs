@@ -6,7 +6,7 @@
 //! those counts.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -21,6 +21,7 @@ use super::parse::{self, Job};
 use super::validate;
 use crate::cli::Platform;
 use crate::engines;
+use crate::file_kind::FileKind;
 use crate::model::{
     AuditedServer, Coverage, EngineFinding, Finding, LockProblem, Report, Scope, Source,
 };
@@ -174,7 +175,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     // Locks: listed here (metadata only), parsed by the child like configs, after
     // them, and only within the scan's lock budget (bytes and descriptors).
     let found_locks = match opts.mode {
-        ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, diag),
+        ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, &mut report, diag),
         ScanMode::AuthAudit => Vec::new(),
     };
     let config_jobs = jobs.len();
@@ -279,7 +280,9 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     Scan::Report(report)
 }
 
-/// Open one discovered candidate, applying the symlink rule and the size cap.
+/// Open one discovered candidate, applying the symlink rule, the regular-file rule
+/// and the size cap. Anything at a documented path that is not read is a skip
+/// (a warning naming the path and why, and at least exit 1), never an absence.
 fn open_candidate(
     candidate: &Candidate,
     opts: &DoctorOptions,
@@ -294,9 +297,21 @@ fn open_candidate(
             size_cap: DISCOVERED_SIZE_CAP,
         }),
         Discovered::Absent => None,
-        Discovered::Symlink => {
+        Discovered::Symlink { at } => {
+            let which = if at == candidate.path {
+                String::new()
+            } else {
+                format!(" at {}", discover::display_path(&at, &opts.home))
+            };
             diag.warning(&format!(
-                "skipping {shown}: symlink in path (pass --config to scan it)"
+                "skipping {shown}: symlink in path{which} (pass --config to scan it)"
+            ));
+            report.skipped += 1;
+            None
+        }
+        Discovered::NotRegular(kind) => {
+            diag.warning(&format!(
+                "skipping {shown}: {kind}, not a regular file; it was not read"
             ));
             report.skipped += 1;
             None
@@ -319,21 +334,39 @@ fn open_candidate(
 }
 
 /// Find and open the lock files. Unopenable locks are warned about and never count.
+/// An entry with a lock's name that is a symlink or not a regular file is warned
+/// about and counted as skipped: it never counts as coverage, and a skip is never
+/// green.
 fn open_locks(
     roots: &[PathBuf],
     cwd: &Path,
+    report: &mut Report,
     diag: &mut Diag,
 ) -> Vec<(String, std::os::fd::OwnedFd)> {
-    let (found, dropped) = locks::find_locks(roots);
-    if dropped > 0 {
+    let search = locks::find_locks(roots);
+    if search.dropped > 0 {
         diag.warning(&format!(
-            "{dropped} more lock file(s) found beyond the first {}; they were not read",
+            "{} more lock file(s) found beyond the first {}; they were not read",
+            search.dropped,
             locks::MAX_LOCKS
         ));
     }
+    let mut skip = |display: &str, kind: FileKind, diag: &mut Diag| {
+        let why = match kind {
+            FileKind::Symlink => "a symlink, never followed".to_string(),
+            kind => format!("{kind}, not a regular file"),
+        };
+        diag.warning(&format!(
+            "skipping lock {display}: {why}; it does not count as coverage"
+        ));
+        report.skipped += 1;
+    };
+    for (lock, kind) in &search.not_regular {
+        skip(&locks::display_lock(&lock.path(), cwd), *kind, diag);
+    }
     let mut out = Vec::new();
     let mut root_fds: Vec<(PathBuf, std::os::fd::OwnedFd)> = Vec::new();
-    for FoundLock { root, rel } in found {
+    for FoundLock { root, rel } in search.locks {
         let display = locks::display_lock(&root.join(&rel), cwd);
         if !root_fds.iter().any(|(r, _)| *r == root) {
             match nix::fcntl::open(
@@ -356,22 +389,29 @@ fn open_locks(
         let fd = match open::open_beneath(root_fd, &rel) {
             Ok(fd) => fd,
             // Replaced by a symlink since it was listed: never followed, never coverage.
-            Err(nix::errno::Errno::ELOOP) | Err(nix::errno::Errno::EXDEV) => continue,
+            Err(nix::errno::Errno::ELOOP) | Err(nix::errno::Errno::EXDEV) => {
+                skip(&display, FileKind::Symlink, diag);
+                continue;
+            }
+            Err(nix::errno::Errno::ENXIO) => {
+                skip(&display, FileKind::Socket, diag);
+                continue;
+            }
             Err(e) => {
                 diag.warning(&format!("ignoring unreadable lock {display}: {}", e.desc()));
                 continue;
             }
         };
-        match open::regular_size(&fd) {
-            Ok(None) => continue,
-            Ok(Some(size)) if size > locks::LOCK_SIZE_CAP => {
+        match open::file_kind_and_size(&fd) {
+            Ok((FileKind::Regular, size)) if size > locks::LOCK_SIZE_CAP => {
                 diag.warning(&format!(
                     "ignoring unreadable lock {display}: {size} bytes exceeds the {}-byte cap",
                     locks::LOCK_SIZE_CAP
                 ));
-                continue;
             }
-            Ok(Some(_)) => out.push((display, fd)),
+            Ok((FileKind::Regular, _)) => out.push((display, fd)),
+            // Swapped for something else since it was listed.
+            Ok((kind, _)) => skip(&display, kind, diag),
             Err(e) => diag.warning(&format!("ignoring unreadable lock {display}: {e}")),
         }
     }
@@ -483,11 +523,12 @@ fn audit_servers(
     let mut flags = ambiguous.to_vec();
     flags.resize(servers.len(), false);
     let ambiguous = flags.as_slice();
+    let index = locks::LockIndex::new(locks);
     let audit = |servers: &mut [AuditedServer], ambiguous: &[bool]| {
         for (server, &ambiguous) in servers.iter_mut().zip(ambiguous) {
             let (coverage, findings) = match mode {
                 ScanMode::Doctor => {
-                    let coverage = locks::coverage(&server.spec, locks);
+                    let coverage = index.coverage(&server.spec);
                     let findings = server_findings(
                         &server.name,
                         &server.spec,
@@ -547,6 +588,12 @@ fn audit_servers(
 /// `<name>#servers`, with `#` appended until the key is neither a raw name of either
 /// map nor a key already given. So a server really named `x#servers` is never
 /// overwritten by a synthetic key, whatever order the maps list their names in.
+///
+/// Linear in the names: each chain of `#`s is walked from where the last walk of
+/// the same chain stopped, never from its start again. A (map, name) pair that
+/// repeats can only come from a lying child (the loaders refuse duplicate keys);
+/// its copies become `<name>#2`, `<name>#3`, … so keys stay unique without
+/// growing a `#` per copy.
 pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
     // The usual section: only `mcpServers`, distinct names. Every key is its name;
     // no sets to build (a `~/.claude.json` can have thousands of small sections).
@@ -559,22 +606,41 @@ pub fn display_keys(entries: &[crate::protocol::ServerEntry]) -> Vec<String> {
         .filter(|e| e.map == ServerMap::McpServers)
         .map(|e| e.name.as_str())
         .collect();
-    let mut given: HashSet<String> = HashSet::new();
+    let mut given: HashSet<String> = HashSet::with_capacity(entries.len());
+    // (declared under `servers`, name): `ServerMap` itself is a wire type.
+    let mut seen_pairs: HashSet<(bool, &str)> = HashSet::with_capacity(entries.len());
+    // Per chain: how many `#`s (or which copy number) to try next; every key before
+    // it is known to be taken, and taken keys stay taken.
+    let mut next_try: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
-        let key = if entry.map == ServerMap::Servers && mcp_names.contains(entry.name.as_str()) {
-            let mut key = format!("{}#servers", entry.name);
-            while reserved.contains(key.as_str()) || given.contains(&key) {
-                key.push('#');
+        let taken =
+            |key: &str, given: &HashSet<String>| reserved.contains(key) || given.contains(key);
+        let in_servers = entry.map == ServerMap::Servers;
+        let key = if !seen_pairs.insert((in_servers, entry.name.as_str())) {
+            let start = next_try.get(entry.name.as_str()).copied().unwrap_or(2);
+            let mut n = start.max(2);
+            let mut key = format!("{}#{n}", entry.name);
+            while taken(&key, &given) {
+                n += 1;
+                key = format!("{}#{n}", entry.name);
             }
+            next_try.insert(entry.name.clone(), n + 1);
+            key
+        } else if in_servers && mcp_names.contains(entry.name.as_str()) {
+            let base = format!("{}#servers", entry.name);
+            let hashes = next_try.get(&base).copied().unwrap_or(0);
+            let mut key = base.clone();
+            key.extend(std::iter::repeat_n('#', hashes));
+            let mut n = hashes;
+            while taken(&key, &given) {
+                key.push('#');
+                n += 1;
+            }
+            next_try.insert(base, n + 1);
             key
         } else {
-            let mut key = entry.name.clone();
-            // Only a lying child can produce a duplicate here; keep keys unique anyway.
-            while given.contains(&key) {
-                key.push('#');
-            }
-            key
+            entry.name.clone()
         };
         given.insert(key.clone());
         out.push(key);
@@ -826,16 +892,46 @@ mod tests {
         let keys = display_keys(&[entry(Servers, "x#servers")]);
         assert_eq!(keys, ["x#servers"]);
         // Only a lying child repeats a name within one map: keys stay unique, both
-        // below and above the size where the distinctness check switches to a set.
+        // below and above the size where the distinctness check switches to a set,
+        // and numbered copies skip names that are really taken.
         let keys = display_keys(&[entry(McpServers, "a"), entry(McpServers, "a")]);
-        assert_eq!(keys, ["a", "a#"]);
+        assert_eq!(keys, ["a", "a#2"]);
         let mut many: Vec<_> = (0..20)
             .map(|i| entry(McpServers, &format!("s{i}")))
             .collect();
         many.push(entry(McpServers, "s3"));
         let keys = display_keys(&many);
-        assert_eq!(keys.last().map(String::as_str), Some("s3#"));
+        assert_eq!(keys.last().map(String::as_str), Some("s3#2"));
         assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len());
+        let keys = display_keys(&[
+            entry(McpServers, "a"),
+            entry(McpServers, "a#2"),
+            entry(McpServers, "a"),
+            entry(McpServers, "a"),
+            entry(Servers, "a"),
+            entry(Servers, "a"),
+        ]);
+        assert_eq!(keys, ["a", "a#2", "a#3", "a#4", "a#servers", "a#5"]);
+    }
+
+    #[test]
+    fn display_keys_stay_linear_on_long_chains_and_many_copies() {
+        use ServerMap::*;
+        // A chain of 3,000 reserved `a#servers###…` names and the servers copy of
+        // `a`, plus 20,000 copies of one name from a lying child: every key is
+        // unique and the copies' keys stay short.
+        let mut entries = vec![entry(McpServers, "a")];
+        for k in 0..3000 {
+            entries.push(entry(McpServers, &format!("a#servers{}", "#".repeat(k))));
+        }
+        entries.push(entry(Servers, "a"));
+        for _ in 0..20_000 {
+            entries.push(entry(Servers, "b"));
+        }
+        let keys = display_keys(&entries);
+        assert_eq!(keys[3001], format!("a#servers{}", "#".repeat(3000)));
+        assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len());
+        assert!(keys[3002..].iter().all(|k| k.len() <= "b#20000".len()));
     }
 
     #[test]

@@ -1,29 +1,38 @@
 //! Opening files for the parser child without reading them.
 //!
-//! The parent never reads a config or lock byte. It opens each file
-//! (`O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY`, so a FIFO or a device cannot block
-//! or become our terminal), checks through the opened descriptor that it is a regular
-//! file within its size cap, and hands the descriptor to the child. Discovered files
+//! The parent never reads a config or lock byte. It refuses anything that is not a
+//! regular file on its `lstat`/`stat` type before opening it, opens each file
+//! (`O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY`, so a FIFO swapped in after that
+//! check cannot block and a device cannot become our terminal), checks through the
+//! opened descriptor that it is a regular file within its size cap, and hands the
+//! descriptor to the child. Discovered files
 //! are opened with `openat2(RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH)` relative to their
 //! base, so a symlink planted between the discovery probe and the open cannot widen
 //! what is read.
 
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag, OpenHow, ResolveFlag};
-use nix::sys::stat::{self, Mode, SFlag};
+use nix::sys::stat::{self, Mode};
+
+use super::discover::Probe;
+use crate::file_kind::FileKind;
 
 /// What happened when a discovered candidate was opened.
 #[derive(Debug)]
 pub enum Discovered {
     /// Ready to hand to the child; `size` from `fstat` on the descriptor.
     Opened { fd: OwnedFd, size: u64 },
-    /// Not there, or not a regular file: ignored silently (the common case).
+    /// Nothing at the path (the common case): ignored silently.
     Absent,
-    /// A symlink at some component below the base: never read.
-    Symlink,
+    /// A symlink at `at`, the file itself or a directory below the base: never
+    /// followed, never read.
+    Symlink { at: PathBuf },
+    /// Something other than a regular file at the path (a directory, a FIFO, a
+    /// socket, a device): never opened, never read.
+    NotRegular(FileKind),
     /// Larger than the cap: never read.
     TooLarge { size: u64 },
     /// Exists but could not be opened or examined.
@@ -37,19 +46,24 @@ const READ_FLAGS: OFlag = OFlag::O_RDONLY
 
 /// Open `path` (which lies below `base`) with no symlink at any component below
 /// `base`, a regular file of at most `cap` bytes.
+///
+/// The symlink rule comes first ([`super::discover::probe`], `lstat` per
+/// component): nothing is followed, so a dangling link or a link to a directory or a
+/// FIFO is a [`Discovered::Symlink`], never an absent file. A non-regular file is
+/// refused on its `lstat` type before any open (opening a device can have effects);
+/// the descriptor is checked again with `fstat`, so a file swapped in after the
+/// probe is refused too.
 pub fn open_discovered(base: &Path, path: &Path, cap: u64) -> Discovered {
-    // Metadata probe through symlinks first: a missing file, a dangling link or a
-    // directory is not a config and is ignored without a word (as clients do).
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {}
-        _ => return Discovered::Absent,
+    match super::discover::probe(base, path) {
+        Probe::Absent => return Discovered::Absent,
+        Probe::Symlink { at } => return Discovered::Symlink { at },
+        Probe::Failed { reason, .. } => return Discovered::Failed(reason),
+        Probe::Found(FileKind::Regular) => {}
+        Probe::Found(kind) => return Discovered::NotRegular(kind),
     }
     let Ok(rel) = path.strip_prefix(base) else {
         return Discovered::Failed("path is not below its base directory".into());
     };
-    if super::discover::symlink_below(base, path).is_some() {
-        return Discovered::Symlink;
-    }
     let base_fd = match fcntl::open(
         base,
         OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
@@ -61,25 +75,39 @@ pub fn open_discovered(base: &Path, path: &Path, cap: u64) -> Discovered {
     let opened = match open_beneath(&base_fd, rel) {
         Ok(fd) => fd,
         // A symlink appeared after the probe: the open refused to follow it.
-        Err(Errno::ELOOP) | Err(Errno::EXDEV) => return Discovered::Symlink,
+        Err(Errno::ELOOP) | Err(Errno::EXDEV) => {
+            return Discovered::Symlink {
+                at: path.to_path_buf(),
+            }
+        }
+        // Removed after the probe.
         Err(Errno::ENOENT) | Err(Errno::ENOTDIR) => return Discovered::Absent,
+        // A socket swapped in after the probe cannot be opened.
+        Err(Errno::ENXIO) => return Discovered::NotRegular(FileKind::Socket),
         Err(e) => return Discovered::Failed(e.desc().to_string()),
     };
-    match regular_size(&opened) {
-        Ok(Some(size)) if size > cap => Discovered::TooLarge { size },
-        Ok(Some(size)) => Discovered::Opened { fd: opened, size },
-        Ok(None) => Discovered::Absent,
+    match file_kind_and_size(&opened) {
+        Ok((FileKind::Regular, size)) if size > cap => Discovered::TooLarge { size },
+        Ok((FileKind::Regular, size)) => Discovered::Opened { fd: opened, size },
+        Ok((kind, _)) => Discovered::NotRegular(kind),
         Err(e) => Discovered::Failed(e),
     }
 }
 
 /// Open a file the user named with `--config`: trusted as given (a symlink is
-/// followed), but it must be a regular file.
+/// followed), but it must be a regular file. Its type is checked with `stat` before
+/// the open, so a FIFO or a device is never opened (it could block, or have effects
+/// of its own), and again on the descriptor.
 pub fn open_explicit(path: &Path) -> Result<OwnedFd, String> {
+    let st = stat::stat(path).map_err(|e| e.desc().to_string())?;
+    let kind = FileKind::from_mode(st.st_mode);
+    if kind != FileKind::Regular {
+        return Err(format!("{kind}, not a regular file"));
+    }
     let fd = fcntl::open(path, READ_FLAGS, Mode::empty()).map_err(|e| e.desc().to_string())?;
-    match regular_size(&fd)? {
-        Some(_) => Ok(fd),
-        None => Err("not a regular file".into()),
+    match file_kind_and_size(&fd)? {
+        (FileKind::Regular, _) => Ok(fd),
+        (kind, _) => Err(format!("{kind}, not a regular file")),
     }
 }
 
@@ -123,15 +151,19 @@ fn open_beneath_by_components(dir: &impl AsFd, rel: &Path) -> Result<OwnedFd, Er
     }
 }
 
-/// `Some(size)` for a regular file, `None` for anything else, from the open descriptor.
-pub fn regular_size(fd: &OwnedFd) -> Result<Option<u64>, String> {
+/// The type of the open file and its size, from `fstat` on the descriptor.
+pub fn file_kind_and_size(fd: &OwnedFd) -> Result<(FileKind, u64), String> {
     let st = stat::fstat(fd).map_err(|e| e.desc().to_string())?;
-    let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
-    if kind == SFlag::S_IFREG {
-        Ok(Some(u64::try_from(st.st_size).unwrap_or(0)))
-    } else {
-        Ok(None)
-    }
+    Ok((
+        FileKind::from_mode(st.st_mode),
+        u64::try_from(st.st_size).unwrap_or(0),
+    ))
+}
+
+/// The size of the open file when it is a regular file, `None` for anything else.
+pub fn regular_size(fd: &OwnedFd) -> Result<Option<u64>, String> {
+    let (kind, size) = file_kind_and_size(fd)?;
+    Ok((kind == FileKind::Regular).then_some(size))
 }
 
 #[cfg(test)]
@@ -155,11 +187,11 @@ mod tests {
         ));
         assert!(matches!(
             open_discovered(&base, &base.join("link/mcp.json"), 10),
-            Discovered::Symlink
+            Discovered::Symlink { at } if at == base.join("link")
         ));
         assert!(matches!(
             open_discovered(&base, &base.join("file-link.json"), 10),
-            Discovered::Symlink
+            Discovered::Symlink { at } if at == base.join("file-link.json")
         ));
         assert!(matches!(
             open_discovered(&base, &base.join("real/mcp.json"), 1),
@@ -171,6 +203,11 @@ mod tests {
         ));
         assert!(matches!(
             open_discovered(&base, &base.join("real"), 10),
+            Discovered::NotRegular(FileKind::Directory)
+        ));
+        // Below a regular file nothing can exist.
+        assert!(matches!(
+            open_discovered(&base, &base.join("real/mcp.json/x"), 10),
             Discovered::Absent
         ));
         // The race-free open alone refuses the symlinked component too.
@@ -192,7 +229,47 @@ mod tests {
         std::os::unix::fs::symlink(t.path().join("a.json"), t.path().join("l.json"))
             .expect("symlink");
         assert!(open_explicit(&t.path().join("l.json")).is_ok());
-        assert!(open_explicit(t.path()).is_err());
+        assert_eq!(
+            open_explicit(t.path()).err().as_deref(),
+            Some("a directory, not a regular file")
+        );
         assert!(open_explicit(&t.path().join("missing.json")).is_err());
+        let fifo = t.path().join("fifo.json");
+        nix::unistd::mkfifo(&fifo, Mode::S_IRWXU).expect("mkfifo");
+        assert_eq!(
+            open_explicit(&fifo).err().as_deref(),
+            Some("a FIFO, not a regular file")
+        );
+        assert!(open_explicit(Path::new("/dev/null")).is_err());
+    }
+
+    #[test]
+    fn dangling_directory_and_fifo_links_are_symlinks_not_absent() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let base = t.path().join("home");
+        fs::create_dir_all(base.join("dir")).expect("mkdir");
+        let fifo = t.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, Mode::S_IRWXU).expect("mkfifo");
+        for (name, target) in [
+            ("dangling.json", t.path().join("missing")),
+            ("to-dir.json", base.join("dir")),
+            ("to-fifo.json", fifo.clone()),
+            ("to-null.json", PathBuf::from("/dev/null")),
+        ] {
+            std::os::unix::fs::symlink(&target, base.join(name)).expect("symlink");
+            assert!(
+                matches!(
+                    open_discovered(&base, &base.join(name), 10),
+                    Discovered::Symlink { .. }
+                ),
+                "{name}"
+            );
+        }
+        // Not a link, but not a regular file either: refused on its type, not opened.
+        nix::unistd::mkfifo(&base.join("p.json"), Mode::S_IRWXU).expect("mkfifo");
+        assert!(matches!(
+            open_discovered(&base, &base.join("p.json"), 10),
+            Discovered::NotRegular(FileKind::Fifo)
+        ));
     }
 }

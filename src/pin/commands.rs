@@ -18,6 +18,7 @@ use super::drift::DriftItem;
 use super::lock::read::{self, read_lock};
 use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
 use super::{build, emit, expand_env, rotate, time, write_lock_replace, Approval, PinError};
+use crate::safe_write::Destination;
 use crate::text::redact::display_capped;
 use crate::text::{display, safe_text, safe_text_capped};
 
@@ -266,16 +267,64 @@ fn endpoint(args: &PinArgs) -> Result<(Endpoint, Limits), String> {
     ))
 }
 
+/// Write the SARIF log to a file (through [`crate::safe_write`]) or, for `-`, to
+/// stdout.
 fn write_sarif(
-    path: &Path,
+    destination: &Destination,
     findings: &[LockFinding],
     drift: &[DriftItem],
     lock_path: &Path,
     lock: &Lock,
 ) -> Result<(), String> {
     let lock_text = String::from_utf8_lossy(&super::lock::write::to_pretty_json(lock)).into_owned();
-    std::fs::write(path, emit::sarif(findings, drift, lock_path, &lock_text))
-        .map_err(|e| format!("could not write SARIF to {}: {e}", path.display()))
+    let log = emit::sarif(findings, drift, lock_path, &lock_text);
+    match destination {
+        Destination::File(path) => crate::safe_write::replace(path, log.as_bytes())
+            .map_err(|e| format!("could not write SARIF: {e}")),
+        Destination::Stdout => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(log.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("could not write SARIF to stdout: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// The SARIF destination, checked before the capture: exit 2 when `--sarif -` and
+/// `--json` would share stdout, or when the write would be refused (a symlink, a
+/// FIFO, a symlinked directory, a missing directory), so nothing is spawned for a
+/// result that cannot be written. The write checks again.
+fn sarif_destination(args: &PinArgs) -> Result<Option<Destination>, u8> {
+    let destination = args.sarif.as_deref().map(Destination::from_arg);
+    match &destination {
+        Some(Destination::Stdout) if args.json => {
+            err("--json and --sarif - both write to stdout; give --sarif a file path, or drop --json");
+            return Err(2);
+        }
+        Some(Destination::File(path)) => {
+            if let Err(e) = crate::safe_write::preflight(path) {
+                err(&format!("could not write SARIF: {e}"));
+                return Err(2);
+            }
+        }
+        _ => {}
+    }
+    Ok(destination)
+}
+
+/// Where the human summary goes: stdout, or stderr when stdout carries SARIF.
+fn human_output(sarif: Option<&Destination>) -> Box<dyn Write> {
+    if sarif == Some(&Destination::Stdout) {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    }
 }
 
 fn print_findings(out: &mut impl Write, findings: &[LockFinding]) {
@@ -317,7 +366,8 @@ Options:
       --approver ID      Approver identity (or WARDEN_APPROVER)
       --timeout SECONDS  Limit for the whole capture [default: 30]
       --json             Print findings as JSONL
-      --sarif PATH       Write findings as SARIF 2.1.0
+      --sarif PATH       Write findings as SARIF 2.1.0 (never through a symlink;
+                         - writes it to stdout and the summary to stderr)
   -h, --help             Print help
 
 Exit status: 0 pinned (findings do not fail the pin), 2 error.
@@ -337,7 +387,8 @@ Options:
       --lock PATH        Baseline lock [default: warden.lock]
       --timeout SECONDS  Limit for the whole capture [default: 30]
       --json             Print findings and drift as JSONL
-      --sarif PATH       Write findings and drift as SARIF 2.1.0
+      --sarif PATH       Write findings and drift as SARIF 2.1.0 (never through a
+                         symlink; - writes it to stdout and the summary to stderr)
   -h, --help             Print help
 
 Exit status: 0 no drift, 1 drift, 2 error.
@@ -388,6 +439,10 @@ pub fn pin_main(words: &[String]) -> u8 {
         Ok(a) => a,
         Err(code) => return code,
     };
+    let sarif = match sarif_destination(&args) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let approver = args.approver.clone().filter(|a| !a.is_empty()).or_else(|| {
         std::env::var("WARDEN_APPROVER")
             .ok()
@@ -402,6 +457,15 @@ pub fn pin_main(words: &[String]) -> u8 {
     };
     if args.approve && approver.is_none() {
         err("--approve requires --approver <id> or WARDEN_APPROVER env");
+        return 2;
+    }
+    let path = args
+        .lock
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
+    // Refused now rather than after the capture; the write checks again.
+    if let Err(e) = crate::safe_write::preflight(&path) {
+        err(&format!("could not write lock: {e}"));
         return 2;
     }
     let surface = match super::capture::capture(&endpoint, &limits) {
@@ -419,10 +483,6 @@ pub fn pin_main(words: &[String]) -> u8 {
         Ok(l) => l,
         Err(e) => return report_pin_error(&e),
     };
-    let path = args
-        .lock
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCK_NAME));
     if args
         .url
         .as_deref()
@@ -436,14 +496,13 @@ pub fn pin_main(words: &[String]) -> u8 {
         err(&format!("could not write lock: {e}"));
         return 2;
     }
-    if let Some(sarif) = &args.sarif {
+    if let Some(sarif) = &sarif {
         if let Err(e) = write_sarif(sarif, &lock.findings, &[], &path, &lock) {
             err(&e);
             return 2;
         }
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = human_output(sarif.as_ref());
     if args.json {
         let _ = out.write_all(emit::jsonl(&lock.findings, &[]).as_bytes());
     } else {
@@ -478,6 +537,10 @@ pub fn check_main(words: &[String]) -> u8 {
         Ok(a) => a,
         Err(code) => return code,
     };
+    let sarif = match sarif_destination(&args) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let (endpoint, limits) = match endpoint(&args) {
         Ok(x) => x,
         Err(e) => {
@@ -500,14 +563,13 @@ pub fn check_main(words: &[String]) -> u8 {
         Ok(r) => r,
         Err(e) => return report_pin_error(&e),
     };
-    if let Some(sarif) = &args.sarif {
+    if let Some(sarif) = &sarif {
         if let Err(e) = write_sarif(sarif, &result.findings, &result.drift, &path, &baseline) {
             err(&e);
             return 2;
         }
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = human_output(sarif.as_ref());
     let shown = safe_text_capped(&path.display().to_string(), 1000);
     if args.json {
         let _ = out.write_all(emit::jsonl(&result.findings, &result.drift).as_bytes());

@@ -651,3 +651,168 @@ fn config_without_servers_is_not_called_missing() {
         run.stdout
     );
 }
+
+// ---- the symlink rule comes first; a non-regular file is a skip, never an absence
+
+/// Every run here must skip `shown` with a warning naming it, exit 1, print no
+/// "no MCP configs found" / "doctor clean", and never read `planted`.
+#[track_caller]
+fn assert_skipped(run: &Run, shown: &str, why: &str) {
+    run.expect_code(1);
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.starts_with(&format!("warning: skipping {shown}: ")) && l.contains(why)),
+        "{}",
+        run.stderr
+    );
+    for absent in ["no MCP configs found", "doctor clean", "planted"] {
+        assert!(!run.all().contains(absent), "{absent}: {}", run.all());
+    }
+}
+
+#[test]
+fn dangling_and_directory_and_fifo_symlinks_at_a_config_path_are_skipped() {
+    /// What a planted link points at, made inside the test's directory.
+    type Target = fn(&Env) -> std::path::PathBuf;
+    let targets: [(&str, Target); 4] = [
+        ("dangling", |env| env.root().join("nothing-here")),
+        ("directory", |env| env.mkdir("a-directory")),
+        ("fifo", |env| {
+            let p = env.root().join("fifo");
+            crate::bounded::mkfifo(&p);
+            p
+        }),
+        ("device", |_| std::path::PathBuf::from("/dev/null")),
+    ];
+    for (what, target) in targets {
+        for (rel, shown) in [
+            ("home/.cursor/mcp.json", "~/.cursor/mcp.json"),
+            ("home/.claude.json", "~/.claude.json"),
+            ("work/.mcp.json", ".mcp.json"),
+        ] {
+            let env = Env::new();
+            let t = target(&env);
+            env.symlink(&t, rel);
+            let run = crate::bounded::doctor(&env, &[]);
+            let shown = if rel.starts_with("work/") {
+                env.work().join(shown).display().to_string()
+            } else {
+                shown.to_string()
+            };
+            assert_skipped(&run, &shown, "symlink in path");
+            // The same with --json: stdout holds nothing, the skip is still not green.
+            let run = crate::bounded::doctor(&env, &["--json"]);
+            assert_skipped(&run, &shown, "symlink in path");
+            assert!(run.stdout.is_empty(), "{what}: {}", run.stdout);
+        }
+    }
+}
+
+#[test]
+fn a_dangling_symlinked_directory_below_the_base_is_skipped() {
+    let env = Env::new();
+    env.symlink(&env.root().join("gone"), "home/.cursor");
+    env.symlink(&env.root().join("gone"), "work/.vscode");
+    let run = crate::bounded::doctor(&env, &[]);
+    assert_skipped(&run, "~/.cursor/mcp.json", "symlink in path at ~/.cursor");
+    assert!(
+        run.stderr.contains(&format!(
+            "skipping {}: symlink in path at {}",
+            env.work().join(".vscode/mcp.json").display(),
+            env.work().join(".vscode").display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn fifo_socket_device_and_directory_at_a_config_path_are_skipped_unread() {
+    let env = Env::new();
+    crate::bounded::mkfifo(&env.home().join(".cursor/mcp.json"));
+    let _socket = crate::bounded::socket(&env.home().join(".codeium/windsurf/mcp_config.json"));
+    env.mkdir("home/.claude.json");
+    env.mkdir("work/.mcp.json");
+    let run = crate::bounded::doctor(&env, &[]);
+    assert_skipped(&run, "~/.cursor/mcp.json", "a FIFO, not a regular file");
+    assert_skipped(
+        &run,
+        "~/.codeium/windsurf/mcp_config.json",
+        "a socket, not a regular file",
+    );
+    assert_skipped(&run, "~/.claude.json", "a directory, not a regular file");
+    assert_skipped(
+        &run,
+        &env.work().join(".mcp.json").display().to_string(),
+        "a directory, not a regular file",
+    );
+    // The FIFO is still a FIFO with nothing read from it: a writer would block.
+    let meta = std::fs::symlink_metadata(env.home().join(".cursor/mcp.json")).expect("lstat");
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()));
+}
+
+#[test]
+fn a_skipped_non_regular_file_beside_a_clean_config_is_never_green() {
+    let env = Env::new();
+    env.cursor(json!({}));
+    crate::bounded::mkfifo(&env.home().join(".codex/config.toml"));
+    let run = crate::bounded::doctor(&env, &[]);
+    run.expect_code(1);
+    assert!(
+        run.stdout
+            .contains("no posture findings, but at least one config was skipped (see warnings)"),
+        "{}",
+        run.stdout
+    );
+    let sarif = env.root().join("d.sarif");
+    let run = crate::bounded::doctor(&env, &["--sarif", sarif.to_str().expect("utf-8")]);
+    run.expect_code(1);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("written")).expect("json");
+    assert_eq!(log["runs"][0]["properties"]["skippedConfigs"], json!(1));
+}
+
+#[test]
+fn explicit_config_must_be_a_regular_file_and_is_never_opened_otherwise() {
+    let env = Env::new();
+    let fifo = env.root().join("fifo.json");
+    crate::bounded::mkfifo(&fifo);
+    let dir = env.mkdir("dir.json");
+    let link_to_fifo = env.symlink(&fifo, "link-to-fifo.json");
+    let socket_path = env.root().join("s.json");
+    let _socket = crate::bounded::socket(&socket_path);
+    for (path, kind) in [
+        (fifo.clone(), "a FIFO"),
+        (dir, "a directory"),
+        (link_to_fifo, "a FIFO"),
+        (std::path::PathBuf::from("/dev/null"), "a character device"),
+        (socket_path, "a socket"),
+    ] {
+        let p = path.to_str().expect("utf-8");
+        let run = crate::bounded::doctor(&env, &["--no-discover", "--config", p]);
+        run.expect_code(2);
+        assert!(
+            run.stderr.contains(&format!(
+                "error: cannot read {p}: {kind}, not a regular file"
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+        let run = crate::bounded::output(env.command(&["auth", "audit", p]));
+        run.expect_code(2);
+        assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+    }
+    // A symlink to a regular file is followed (the user named it).
+    let real = env.write(
+        "real.json",
+        r#"{"mcpServers": {"ok": {"url": "https://h.example.com", "headers": {"Authorization": "${T}"}}}}"#,
+    );
+    let link = env.symlink(&real, "link.json");
+    let run = crate::bounded::doctor(
+        &env,
+        &["--no-discover", "--config", link.to_str().expect("utf-8")],
+    );
+    assert!(run.code == 1 && run.all().contains("ok"), "{}", run.all());
+}

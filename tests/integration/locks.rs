@@ -210,8 +210,18 @@ fn lock_search_is_bounded_skips_dependency_dirs_and_symlinks() {
         "{}",
         run.stderr
     );
+    // The symlinked lock is named, never followed; the directory link is not a lock.
+    assert!(
+        run.stderr.contains(
+            "warning: skipping lock linked.warden.lock: a symlink, never followed; it does not count as coverage"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("linkdir"), "{}", run.stderr);
     // Four levels down is still searched.
     env.write("work/a/b/c/d/ok.warden.lock", &lock);
+    std::fs::remove_file(env.work().join("linked.warden.lock")).expect("unlink");
     doctor_explicit(&env, &config, &[]).expect_code(0);
 }
 
@@ -547,4 +557,104 @@ fn check_and_rotate_refuse_what_doctor_refuses() {
             run.stderr
         );
     }
+}
+
+#[test]
+fn lock_named_symlinks_and_special_files_are_skipped_never_coverage() {
+    // Each shape sits beside a real approved lock that covers the server, so the
+    // only thing between the run and exit 0 is the skip: a skip is never green.
+    let lock = approved_lock("python", &FIXTURE_ARGS).to_string();
+    type Plant = fn(&Env, &str);
+    let shapes: [(&str, Plant, &str); 6] = [
+        (
+            "to-a-lock",
+            |env, rel| {
+                let outside = env.write(
+                    "elsewhere/warden.lock",
+                    approved_lock("python", &FIXTURE_ARGS).to_string(),
+                );
+                env.symlink(&outside, rel);
+            },
+            "a symlink, never followed",
+        ),
+        (
+            "dangling",
+            |env, rel| {
+                env.symlink(&env.root().join("gone"), rel);
+            },
+            "a symlink, never followed",
+        ),
+        (
+            "to-a-fifo",
+            |env, rel| {
+                let fifo = env.root().join("fifo");
+                crate::bounded::mkfifo(&fifo);
+                env.symlink(&fifo, rel);
+            },
+            "a symlink, never followed",
+        ),
+        (
+            "fifo",
+            |env, rel| crate::bounded::mkfifo(&env.root().join(rel)),
+            "a FIFO, not a regular file",
+        ),
+        (
+            "directory",
+            |env, rel| {
+                env.mkdir(rel);
+            },
+            "a directory, not a regular file",
+        ),
+        (
+            "device-link",
+            |env, rel| {
+                env.symlink(std::path::Path::new("/dev/zero"), rel);
+            },
+            "a symlink, never followed",
+        ),
+    ];
+    for (what, plant, why) in shapes {
+        let env = Env::new();
+        let config = explicit(
+            &env,
+            json!({"s": {"command": "python", "args": FIXTURE_ARGS}}),
+        );
+        env.write("work/ok.warden.lock", &lock);
+        plant(&env, "work/sub/x.warden.lock");
+        let run = crate::bounded::doctor(&env, &["--no-discover", "--config", &config, "--json"]);
+        run.expect_code(1);
+        assert!(run.stdout.is_empty(), "{what}: {}", run.stdout);
+        assert!(
+            run.stderr.contains(&format!(
+                "warning: skipping lock sub/x.warden.lock: {why}; it does not count as coverage"
+            )),
+            "{what}: {}",
+            run.stderr
+        );
+        // Without the real lock, the planted one never covers the server.
+        std::fs::remove_file(env.work().join("ok.warden.lock")).expect("unlink");
+        let run = crate::bounded::doctor(&env, &["--no-discover", "--config", &config, "--json"]);
+        assert_eq!(
+            run.rule_ids(),
+            ["WRD-DOCTOR-NO-LOCK"],
+            "{what}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_socket_named_like_a_lock_is_skipped() {
+    let env = Env::new();
+    let config = explicit(&env, json!({}));
+    let _socket = crate::bounded::socket(&env.work().join("warden.lock"));
+    let run = crate::bounded::doctor(&env, &["--no-discover", "--config", &config]);
+    run.expect_code(1);
+    assert!(
+        run.stderr
+            .contains("warning: skipping lock warden.lock: a socket, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("doctor clean"), "{}", run.stdout);
 }

@@ -3,6 +3,8 @@
 
 mod util;
 
+mod bounded;
+
 mod audit;
 mod discovery;
 mod hostile;
@@ -13,3 +15,4 @@ mod pin;
 mod roundtrip;
 mod rules;
 mod sandbox;
+mod writes;

@@ -3,7 +3,10 @@
 
 mod capture;
 mod check;
+#[path = "../integration/deadline.rs"]
+mod deadline;
 mod http;
 mod parity;
 mod rotate;
 mod util;
+mod writes;
