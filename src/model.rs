@@ -55,7 +55,9 @@ pub struct EngineFinding {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub rule: RuleId,
-    pub target: String,
+    /// Shared with the server and its other findings: a server can have thousands
+    /// of findings and a name of 64 KiB, and one copy per finding was quadratic.
+    pub target: std::sync::Arc<str>,
     pub message: String,
     pub snippet: String,
     /// A command that fixes the finding, every config-derived word already quoted
@@ -165,7 +167,7 @@ pub struct AuditedServer {
     /// Display key: the name, or `<name>#servers`… for a `servers` duplicate.
     pub name: String,
     /// `<source label>#<name>`.
-    pub target: String,
+    pub target: std::sync::Arc<str>,
     pub spec: ServerSpec,
     /// Position of the entry's key in its file (1-based; column in code points).
     pub line: u32,

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::{Mutex, PoisonError};
 
 use mcp_warden_sandbox::WeakSandboxPolicy;
@@ -489,7 +490,7 @@ fn add_config(
             report.servers.push(AuditedServer {
                 source: source_index,
                 name,
-                target,
+                target: target.into(),
                 spec: validate::server_spec(body),
                 line: entry.line,
                 column: entry.column,
@@ -665,7 +666,7 @@ pub fn server_findings(
     spec: &crate::model::ServerSpec,
     ambiguous: bool,
     coverage: &Coverage,
-    target: &str,
+    target: &Arc<str>,
 ) -> Vec<Finding> {
     let mut raw: Vec<EngineFinding> = engines::auth::audit_server(name, spec);
     if let Some(command) = spec.launch_command() {
@@ -751,17 +752,21 @@ fn lock_problem_message(lock: &str, problem: LockProblem) -> (String, Option<Str
 }
 
 /// `auth audit`'s findings for one server: the auth engine alone, sorted like doctor's.
-pub fn auth_findings(name: &str, spec: &crate::model::ServerSpec, target: &str) -> Vec<Finding> {
+pub fn auth_findings(
+    name: &str,
+    spec: &crate::model::ServerSpec,
+    target: &Arc<str>,
+) -> Vec<Finding> {
     located(engines::auth::audit_server(name, spec), target)
 }
 
 /// Engine findings placed at `target`, in report order: by (rule id, snippet).
-fn located(raw: Vec<EngineFinding>, target: &str) -> Vec<Finding> {
+fn located(raw: Vec<EngineFinding>, target: &Arc<str>) -> Vec<Finding> {
     let mut findings: Vec<Finding> = raw
         .into_iter()
         .map(|f| Finding {
             rule: f.rule,
-            target: target.into(),
+            target: Arc::clone(target),
             message: f.message,
             snippet: f.snippet,
             fix: None,
@@ -828,7 +833,7 @@ mod tests {
         AuditedServer {
             source: 0,
             name: format!("s{i}"),
-            target: format!("~/.cursor/mcp.json#s{i}"),
+            target: format!("~/.cursor/mcp.json#s{i}").into(),
             spec,
             line: 1,
             column: 1,

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use crate::model::Report;
+use crate::render::Targets;
 use crate::text::display;
 
 /// Print the audit summary for `files` config files.
@@ -19,13 +20,14 @@ pub fn render(report: &Report, files: usize, out: &mut dyn Write) -> io::Result<
         "MCP auth-posture findings ({files} config file(s), {} finding(s))",
         findings.len()
     )?;
+    let mut targets = Targets::new();
     for f in findings {
         writeln!(
             out,
             "  {:<8}  {}  {}  {} [{}]",
             f.severity().as_str(),
             f.rule.as_str(),
-            display(&f.target),
+            targets.display(&f.target),
             display(&f.message),
             display(&f.snippet)
         )?;

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use crate::model::Finding;
 use crate::model::Report;
-use crate::render::FLUSH_AT;
+use crate::render::{Targets, FLUSH_AT};
 use crate::text::display;
 
 /// Append `s` as a JSON string literal (quotes and escapes as serde_json writes them).
@@ -19,7 +19,7 @@ fn push_json_string(buf: &mut Vec<u8>, s: &str) -> io::Result<()> {
 }
 
 /// Append one JSONL line for `finding`, without the trailing newline.
-fn push_line(buf: &mut Vec<u8>, finding: &Finding) -> io::Result<()> {
+fn push_line(buf: &mut Vec<u8>, finding: &Finding, targets: &mut Targets) -> io::Result<()> {
     let severity = finding.severity();
     buf.extend_from_slice(b"{\"kind\": \"finding\", \"rule_id\": ");
     push_json_string(buf, finding.rule.as_str())?;
@@ -28,7 +28,7 @@ fn push_line(buf: &mut Vec<u8>, finding: &Finding) -> io::Result<()> {
     buf.extend_from_slice(b", \"level\": ");
     push_json_string(buf, severity.level())?;
     buf.extend_from_slice(b", \"target\": ");
-    push_json_string(buf, &display(&finding.target))?;
+    push_json_string(buf, &targets.display(&finding.target))?;
     buf.extend_from_slice(b", \"message\": ");
     push_json_string(buf, &display(&finding.message_with_fix()))?;
     buf.extend_from_slice(b", \"snippet\": ");
@@ -41,15 +41,16 @@ fn push_line(buf: &mut Vec<u8>, finding: &Finding) -> io::Result<()> {
 pub fn line(finding: &Finding) -> String {
     let mut buf = Vec::new();
     // Writing to a Vec cannot fail, and the bytes are UTF-8 JSON.
-    let _ = push_line(&mut buf, finding);
+    let _ = push_line(&mut buf, finding, &mut Targets::new());
     String::from_utf8(buf).unwrap_or_default()
 }
 
 /// Write every finding of `report` as one JSON object per line.
 pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut buf = Vec::with_capacity(2 * FLUSH_AT);
+    let mut targets = Targets::new();
     for finding in report.findings() {
-        push_line(&mut buf, finding)?;
+        push_line(&mut buf, finding, &mut targets)?;
         buf.push(b'\n');
         if buf.len() >= FLUSH_AT {
             out.write_all(&buf)?;
@@ -88,7 +89,7 @@ pub(crate) mod tests {
         AuditedServer {
             source,
             name: name.into(),
-            target: format!("{label}#{name}"),
+            target: format!("{label}#{name}").into(),
             spec,
             line: 1,
             column: 3,

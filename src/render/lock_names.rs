@@ -243,7 +243,7 @@ mod tests {
         AuditedServer {
             source: 0,
             name: name.to_string(),
-            target: format!("~/.cursor/mcp.json#{name}"),
+            target: format!("~/.cursor/mcp.json#{name}").into(),
             spec: ServerSpec::default(),
             line: 1,
             column: 1,

@@ -13,6 +13,8 @@
 //! Renderers write to a caller-owned `&mut dyn Write` (the caller handles broken
 //! pipes) and never print directly.
 
+use std::sync::Arc;
+
 pub mod audit;
 pub mod jsonl;
 pub mod lock_names;
@@ -23,6 +25,31 @@ pub mod text;
 pub use lock_names::{assign_lock_names, lock_slug};
 pub use next_steps::{pin_command, render_next_steps, PIN_OPTION_NAMES};
 pub use text::{no_configs_line, TextStyle};
+
+/// [`crate::text::display`] of each finding's target, computed once per server: all
+/// findings of a server share its target (one `Arc`), which may be 64 KiB long, and a
+/// server may have thousands of findings.
+pub(crate) struct Targets {
+    last: Option<(Arc<str>, Arc<str>)>,
+}
+
+impl Targets {
+    pub(crate) fn new() -> Targets {
+        Targets { last: None }
+    }
+
+    /// The printed form of `target`.
+    pub(crate) fn display(&mut self, target: &Arc<str>) -> Arc<str> {
+        if let Some((raw, shown)) = &self.last {
+            if Arc::ptr_eq(raw, target) {
+                return Arc::clone(shown);
+            }
+        }
+        let shown: Arc<str> = crate::text::display(target).into();
+        self.last = Some((Arc::clone(target), Arc::clone(&shown)));
+        shown
+    }
+}
 
 /// Reports are built line by line into a buffer that is handed to the writer in
 /// blocks of about this size: a large report has hundreds of thousands of short

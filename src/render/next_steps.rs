@@ -480,7 +480,7 @@ mod tests {
         AuditedServer {
             source: 0,
             name: name.to_string(),
-            target: format!("~/.cursor/mcp.json#{name}"),
+            target: format!("~/.cursor/mcp.json#{name}").into(),
             spec: remote("https://h.example.com/mcp"),
             line: 1,
             column: 1,

