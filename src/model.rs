@@ -187,9 +187,11 @@ pub struct Report {
     pub servers: Vec<AuditedServer>,
     /// One line describing the parser sandbox (`landlock ABI 7, seccomp, no capabilities`).
     pub sandbox: String,
-    /// Discovered files skipped (symlink, oversized).
+    /// Discovered configs and locks in the tree skipped (a symlink, not a regular
+    /// file, oversized): never read, never coverage.
     pub skipped: usize,
-    /// Files (or sections) that could not be read or parsed.
+    /// Files (or sections) that could not be read or parsed, and locks that could
+    /// not be examined within their budget.
     pub hard_errors: usize,
     /// Well-known candidate locations searched.
     pub searched: usize,

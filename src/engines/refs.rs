@@ -456,7 +456,10 @@ fn segments_are_a_locator(rest: &str) -> bool {
 /// (`~/.config/app/keys.json`): at least two path segments, none token-shaped; a URI
 /// fragment must name a field (`#key`), not carry a token.
 pub(crate) fn is_secret_locator(v: &str) -> bool {
-    if let Some((scheme, rest)) = v.split_once("://") {
+    let parts = crate::text::url::split(v);
+    if let Some(scheme) = parts.scheme(v) {
+        // Everything after `://`: a locator's "authority" is its first segment.
+        let rest = &v[parts.authority.start..];
         let known = SECRET_URI_SCHEMES
             .iter()
             .any(|s| s.eq_ignore_ascii_case(scheme));

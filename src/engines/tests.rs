@@ -1114,11 +1114,14 @@ fn hostile_inputs_do_not_panic() {
     }
 }
 
+/// Degenerate large values are total and their findings stay bounded: no snippet
+/// carries the value, and the number of findings does not grow with repeats of the
+/// same token. (How the time grows is measured by `benches/adversarial.py`, never
+/// asserted here.)
 #[test]
-fn large_inputs_stay_fast() {
+fn large_degenerate_inputs_give_bounded_findings() {
     let big =
         "${A:-".repeat(20_000) + &"sk-".repeat(10_000) + &"aB3xK9mQ7pL2wR5tY8vN4jH6 ".repeat(2_000);
-    let start = std::time::Instant::now();
     let s = ServerSpec {
         args: vec![big.clone(), big.clone()],
         env: kv(&[("TOKEN", &big)]),
@@ -1126,10 +1129,15 @@ fn large_inputs_stay_fast() {
         command: Some("sh".into()),
         ..ServerSpec::default()
     };
-    let _ = audit_server("s", &s);
-    let _ = check_launch("sh", &["-c".to_string(), big.clone()]);
-    let _ = crate::text::mask::mask_args(&s.args);
-    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    let audit = audit_server("s", &s);
+    let supply = check_launch("sh", &["-c".to_string(), big.clone()]);
+    for f in audit.iter().chain(&supply) {
+        assert!(f.snippet.chars().count() <= 200, "{:?}", f.rule);
+    }
+    // The repeated token is one secret, reported once per place it was found.
+    assert!(audit.len() < 64, "{} findings", audit.len());
+    let views = crate::text::mask::mask_args(&s.args);
+    assert_eq!(views.len(), 2);
 }
 
 /// Our side of `scripts/differential/run.sh` while the CLI has no `auth audit`

@@ -352,18 +352,22 @@ fn open_locks(
             locks::MAX_LOCKS
         ));
     }
-    let mut skip = |display: &str, kind: FileKind, diag: &mut Diag| {
-        let why = match kind {
-            FileKind::Symlink => "a symlink, never followed".to_string(),
-            kind => format!("{kind}, not a regular file"),
-        };
+    let mut skip = |display: &str, why: String, diag: &mut Diag| {
         diag.warning(&format!(
             "skipping lock {display}: {why}; it does not count as coverage"
         ));
         report.skipped += 1;
     };
+    let not_regular = |kind: FileKind| match kind {
+        FileKind::Symlink => "a symlink, never followed".to_string(),
+        kind => format!("{kind}, not a regular file"),
+    };
     for (lock, kind) in &search.not_regular {
-        skip(&locks::display_lock(&lock.path(), cwd), *kind, diag);
+        skip(
+            &locks::display_lock(&lock.path(), cwd),
+            not_regular(*kind),
+            diag,
+        );
     }
     let mut out = Vec::new();
     let mut root_fds: Vec<(PathBuf, std::os::fd::OwnedFd)> = Vec::new();
@@ -391,11 +395,11 @@ fn open_locks(
             Ok(fd) => fd,
             // Replaced by a symlink since it was listed: never followed, never coverage.
             Err(nix::errno::Errno::ELOOP) | Err(nix::errno::Errno::EXDEV) => {
-                skip(&display, FileKind::Symlink, diag);
+                skip(&display, not_regular(FileKind::Symlink), diag);
                 continue;
             }
             Err(nix::errno::Errno::ENXIO) => {
-                skip(&display, FileKind::Socket, diag);
+                skip(&display, not_regular(FileKind::Socket), diag);
                 continue;
             }
             Err(e) => {
@@ -404,15 +408,16 @@ fn open_locks(
             }
         };
         match open::file_kind_and_size(&fd) {
-            Ok((FileKind::Regular, size)) if size > locks::LOCK_SIZE_CAP => {
-                diag.warning(&format!(
-                    "ignoring unreadable lock {display}: {size} bytes exceeds the {}-byte cap",
-                    locks::LOCK_SIZE_CAP
-                ));
-            }
+            // Like a discovered config over its cap: skipped unread, and a skip is
+            // never green.
+            Ok((FileKind::Regular, size)) if size > locks::LOCK_SIZE_CAP => skip(
+                &display,
+                format!("{size} bytes exceeds the {}-byte cap", locks::LOCK_SIZE_CAP),
+                diag,
+            ),
             Ok((FileKind::Regular, _)) => out.push((display, fd)),
             // Swapped for something else since it was listed.
-            Ok((kind, _)) => skip(&display, kind, diag),
+            Ok((kind, _)) => skip(&display, not_regular(kind), diag),
             Err(e) => diag.warning(&format!("ignoring unreadable lock {display}: {e}")),
         }
     }

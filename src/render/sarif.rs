@@ -63,8 +63,12 @@ struct OriginalUriBaseIds {
 #[derive(Serialize)]
 struct RunProperties {
     sandbox: String,
+    /// Files skipped unread: discovered configs and locks in the tree (the names
+    /// predate lock skips and are kept for consumers of this log).
     #[serde(rename = "skippedConfigs")]
     skipped_configs: usize,
+    /// Files (or `~/.claude.json` sections) that could not be read, parsed or
+    /// examined within their budget: configs and locks.
     #[serde(rename = "unreadableConfigs")]
     unreadable_configs: usize,
 }

@@ -70,12 +70,14 @@ pub fn no_configs_line(searched: usize) -> String {
 
 /// Printed when there are no findings and every discovered config was read.
 pub const CLEAN_LINE: &str = "doctor clean — every server is pinned and shows no posture findings";
-/// Printed when there are no findings but a discovered config was skipped.
+/// Printed when there are no findings but a discovered config or a lock in the tree
+/// was skipped (a symlink, not a regular file, oversized).
 pub const SKIPPED_LINE: &str =
-    "no posture findings, but at least one config was skipped (see warnings)";
-/// Printed when there are no findings but a discovered config could not be read.
+    "no posture findings, but at least one config or lock was skipped (see warnings)";
+/// Printed when there are no findings but a discovered config or a lock could not be
+/// read or examined.
 pub const UNREADABLE_LINE: &str =
-    "no posture findings in the configs that could be read; at least one config could not be read (see warnings)";
+    "no posture findings in the files that could be read; at least one config or lock could not be read (see warnings)";
 
 const BOLD: &str = "\x1b[1m";
 const RED: &str = "\x1b[31m";
@@ -511,7 +513,7 @@ mod tests {
         assert_eq!(
             render_string(&empty, plain(80)),
             "MCP posture — 0 config source(s), 0 server(s)\n  parsed in a sandbox: seccomp\n\
-             no posture findings, but at least one config was skipped (see warnings)\n"
+             no posture findings, but at least one config or lock was skipped (see warnings)\n"
         );
     }
 

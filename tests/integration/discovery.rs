@@ -336,8 +336,9 @@ fn skipped_symlink_beside_a_valid_empty_config_is_never_green() {
     let run = env.doctor(&[]);
     run.expect_code(1);
     assert!(
-        run.stdout
-            .contains("no posture findings, but at least one config was skipped (see warnings)"),
+        run.stdout.contains(
+            "no posture findings, but at least one config or lock was skipped (see warnings)"
+        ),
         "{}",
         run.stdout
     );
@@ -760,8 +761,9 @@ fn a_skipped_non_regular_file_beside_a_clean_config_is_never_green() {
     let run = crate::bounded::doctor(&env, &[]);
     run.expect_code(1);
     assert!(
-        run.stdout
-            .contains("no posture findings, but at least one config was skipped (see warnings)"),
+        run.stdout.contains(
+            "no posture findings, but at least one config or lock was skipped (see warnings)"
+        ),
         "{}",
         run.stdout
     );

@@ -263,7 +263,7 @@ fn malformed_and_oversized_locks_are_ignored_with_a_warning() {
     let run = doctor_explicit(&env, &config, &[]);
     run.expect_code(1);
     assert_eq!(run.rule_ids(), ["WRD-DOCTOR-NO-LOCK"]);
-    for name in ["v5.warden.lock", "deep.warden.lock", "big.warden.lock"] {
+    for name in ["v5.warden.lock", "deep.warden.lock"] {
         assert!(
             run.stderr
                 .contains(&format!("ignoring unreadable lock {name}")),
@@ -271,6 +271,24 @@ fn malformed_and_oversized_locks_are_ignored_with_a_warning() {
             run.stderr
         );
     }
+    // Over the cap: skipped unread, like an oversized config.
+    assert!(
+        run.stderr.contains(
+            "warning: skipping lock big.warden.lock: 8388609 bytes exceeds the 8388608-byte cap"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Alone, the oversized lock still keeps the run from being green.
+    std::fs::remove_file(env.work().join("v5.warden.lock")).expect("unlink");
+    std::fs::remove_file(env.work().join("deep.warden.lock")).expect("unlink");
+    env.write(
+        "work/ok.warden.lock",
+        approved_lock("python", &FIXTURE_ARGS).to_string(),
+    );
+    let run = doctor_explicit(&env, &config, &[]);
+    run.expect_code(1);
+    assert!(run.rule_ids().is_empty(), "{}", run.stdout);
 }
 
 #[test]
