@@ -8,7 +8,9 @@
 //! 2. decodes through the decoded-size budget of [`crate::decoded`]: every sequence
 //!    slot and every string byte the value will own is charged before it is built, and
 //!    the value may own at most [`decoded_bound`] bytes (8 bytes per payload byte plus
-//!    16 KiB), or less when the caller's share says so. This is the bound on what one
+//!    16 KiB), or, for a message with a share, the share's `max_decoded` instead (sized
+//!    from the file it answers for: honest records of empty fields exceed 8 bytes per
+//!    wire byte). This is the bound on what one
 //!    frame can make the receiver allocate. bincode's own `with_limit` stays in place
 //!    underneath: it counts only length prefixes and string bytes (not sequence
 //!    elements: a frame of empty strings decoded to 25 times its size under it alone),
@@ -43,12 +45,12 @@ pub const DECODE_SLACK: u64 = 16 << 10;
 /// `DECODE_FACTOR × payload_len + DECODE_SLACK`. Every frame, in both directions, is
 /// held to it while it is decoded.
 ///
-/// Why 8: honest mcp-warden answers own 1.2 to 4.7 times their wire size (measured
-/// by `honest_answers_fit_their_shares` in the main crate: a lock summary 1.2–1.3, a
-/// whole lock 1.9–4.6, configs of 20,000 short server entries 4.5–4.7); only records
-/// made of nearly empty fields go beyond, and the child then reports that one file as
-/// too large instead of sending it. A hostile frame of empty strings (24 bytes of
-/// `String` per wire byte) is refused at its length prefix.
+/// Why 8: real answers own 1.2 to 4.7 times their wire size (measured by
+/// `honest_answers_fit_their_shares` in the main crate: a lock summary 1.2–1.3, a
+/// whole lock 1.9–4.6, configs of 20,000 short server entries 4.5–4.7). Honest records
+/// of nearly empty fields go beyond (up to 24 for empty arguments), which is why a
+/// message with a share is held to its share instead; this bound is for every other
+/// frame (the hello, the end marker, the request, an exchange without shares).
 #[must_use]
 pub fn decoded_bound(payload_len: usize) -> u64 {
     u64::try_from(payload_len)
@@ -96,11 +98,12 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, SandboxError> {
 /// Decodes one payload (prefix already removed) under [`decoded_bound`]; the whole
 /// payload must be consumed.
 pub(crate) fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, SandboxError> {
-    decode_within(payload, u64::MAX).map(|(value, _)| value)
+    decode_within(payload, decoded_bound(payload.len())).map(|(value, _)| value)
 }
 
-/// [`decode`] with a tighter decoded-size budget, `min(decoded_bound, max_decoded)`;
-/// also returns the decoded bytes the value was charged.
+/// [`decode`] with the decoded-size budget `max_decoded` (the caller's: the frame's
+/// [`decoded_bound`], or a message's share); also returns the decoded bytes the value
+/// was charged.
 ///
 /// Under the budget sits bincode's claim limit, scaled to the payload: the smallest
 /// power of two from 64 KiB that is at least 8 bytes per payload byte (no honest value
@@ -111,7 +114,7 @@ pub(crate) fn decode_within<T: DeserializeOwned>(
     payload: &[u8],
     max_decoded: u64,
 ) -> Result<(T, u64), SandboxError> {
-    let budget = decoded_bound(payload.len()).min(max_decoded);
+    let budget = max_decoded;
     let need = payload.len().saturating_mul(8);
     macro_rules! scaled {
         ($($shift:literal)*) => {
@@ -130,8 +133,8 @@ pub(crate) fn decode_within<T: DeserializeOwned>(
 pub struct MessageCost {
     /// Frame payload bytes (the message and its frame tag).
     pub payload: u64,
-    /// Decoded bytes the value owns; above the share's `max_decoded` (or the frame's
-    /// bound) it is reported as one more than the smaller of the two.
+    /// Decoded bytes the value owns; above the share's `max_decoded` it is reported as
+    /// one more than that.
     pub decoded: u64,
 }
 
@@ -149,7 +152,7 @@ pub(crate) fn message_cost<M: DeserializeOwned>(
             decoded: 0,
         });
     }
-    let bound = decoded_bound(payload.len()).min(share.max_decoded);
+    let bound = share.max_decoded;
     let decoded = match decode_within::<ChildFrame<M>>(payload, bound) {
         // The decoded copy is dropped at once.
         Ok((_, spent)) => spent,

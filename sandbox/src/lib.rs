@@ -35,8 +35,8 @@
 //!   [`WeakSandboxPolicy::Strict`] refuses any gap.
 //! * **Framing** (`frame.rs`): `u32` LE length + bincode 2.0.1 payload, length checked
 //!   before allocation, no trailing bytes, no unknown variants, and a bound on what the
-//!   decoded value owns ([`decoded_bound`]: 8 bytes per payload byte + 16 KiB), charged
-//!   while decoding (`decoded.rs`), before each allocation.
+//!   decoded value owns ([`decoded_bound`]: 8 bytes per payload byte + 16 KiB, or the
+//!   message's share), charged while decoding (`decoded.rs`), before each allocation.
 //! * **Shares** ([`MessageShare`]): the caller may give each message its own payload
 //!   and decoded-size share, so one large answer cannot use up what the others need; an
 //!   honest child checks its message against its share before sending
@@ -166,7 +166,10 @@ impl Default for Limits {
 pub struct MessageShare {
     /// Largest frame payload (the message and its one-byte frame tag).
     pub max_payload: u32,
-    /// Most decoded bytes; the frame's own [`decoded_bound`] applies as well.
+    /// Most decoded bytes. It replaces the frame's own [`decoded_bound`] for this
+    /// message: that bound relates decoded bytes to wire bytes, and honest records of
+    /// empty fields own more than 8 bytes per wire byte (an empty `String` is 24 bytes
+    /// for one), while a share is sized from the file the record came from.
     pub max_decoded: u64,
 }
 
@@ -174,9 +177,7 @@ impl MessageShare {
     /// Whether a message of `payload` wire bytes owning `decoded` bytes fits.
     #[must_use]
     pub fn admits(&self, payload: u64, decoded: u64) -> bool {
-        payload <= u64::from(self.max_payload)
-            && decoded <= self.max_decoded
-            && decoded <= decoded_bound(usize::try_from(payload).unwrap_or(usize::MAX))
+        payload <= u64::from(self.max_payload) && decoded <= self.max_decoded
     }
 }
 

@@ -399,8 +399,11 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
                 "a frame after the end marker".into(),
             ));
         }
+        // A message with a share is held to it: the share is sized from the file the
+        // parent opened, which an honest answer cannot outgrow. Other frames (hello,
+        // end, an exchange without shares) are held to the frame's own bound.
         let max_decoded = share
-            .map_or(u64::MAX, |s| s.max_decoded)
+            .map_or_else(|| frame::decoded_bound(payload.len()), |s| s.max_decoded)
             .min(self.decoded_left);
         let (decoded, spent) = frame::decode_within::<ChildFrame<Msg>>(payload, max_decoded)?;
         match decoded {

@@ -78,30 +78,46 @@ impl std::fmt::Display for ParseError {
 pub const MAX_CONFIG_ANSWER: u64 = 16 << 20;
 /// Payload headroom of every share: error messages, positions and tags.
 const SHARE_HEADROOM: u64 = 64 << 10;
-/// Decoded headroom of every share.
-const DECODED_HEADROOM: u64 = 1 << 20;
+/// Decoded headroom of every share: the record structs of a small answer.
+const DECODED_HEADROOM: u64 = 64 << 10;
+/// The fixed part of the most records a config may hold (50,000 servers and 20,000
+/// sections, each a struct and perhaps a short error message), which does not grow
+/// with the file once the file is large enough to hold them.
+const CONFIG_RECORD_HEADROOM: u64 = 16 << 20;
 
-/// The share of the answer for a file of `size` bytes (at most its size cap).
+/// The share of the answer for a file of `size` bytes (at most its size cap). A
+/// message's share is the only limit on what it may own once decoded (the frame's
+/// wire-relative bound would refuse honest records of empty fields), so each is sized
+/// to admit every honest answer the file can produce and nothing far beyond it:
 ///
 /// * Config: payload `2 × size + 64 KiB` (records copy the file's strings, plus a few
 ///   bytes per entry; a server entry is never shorter on the wire than half its
-///   source) up to [`MAX_CONFIG_ANSWER`]; decoded `8 × size + 1 MiB` (a minified
-///   config of one-word servers owns about 6 bytes per source byte once decoded).
+///   source) up to [`MAX_CONFIG_ANSWER`]. Decoded 64 KiB more than
+///   `min(32 × size, 8 × size + 16 MiB)`: strings own at most 8 bytes per source byte (an empty `""` argument
+///   is a 24-byte `String` for 3 source bytes), and the fixed part of the records is
+///   bounded both by what the file can hold (a `"n": 1` entry, 6 source bytes,
+///   becomes a struct and an error message, under 32 bytes per source byte) and by
+///   the protocol's record counts.
 /// * Lock, for doctor: payload `size + 64 KiB` (the summary is strings of the lock
-///   and their length prefixes); decoded `2 × size + 1 MiB` (digests are 71-byte
-///   strings in 24-byte slots).
+///   and their length prefixes); decoded `8 × size + 64 KiB` (digests are 71-byte
+///   strings in 24-byte slots; an empty argument is 24 bytes for 3).
 /// * Whole lock, for `check` and `lock rotate`: payload `3 × size + 64 KiB` (a number
-///   in a skeleton crosses as 2 to 9 bytes), decoded `16 × size + 1 MiB` (one token
-///   slot per JSON value).
+///   in a skeleton crosses as 2 to 9 bytes), decoded `16 × size + 64 KiB` (one token
+///   slot per JSON value, the smallest of which is 2 source bytes).
 ///
-/// Every share is also held to the frame's own bound, `8 × payload + 16 KiB`.
+/// `honest_answers_fit_their_shares` checks real and extreme honest files against
+/// these; the exchange's totals are their sums.
 pub fn share(format: FileFormat, size: u64) -> MessageShare {
     let (payload, decoded) = match format {
-        FileFormat::Lock => (size, size.saturating_mul(2)),
+        FileFormat::Lock => (size, size.saturating_mul(8)),
         FileFormat::LockRecord => (size.saturating_mul(3), size.saturating_mul(16)),
         FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson | FileFormat::CodexToml => (
             size.saturating_mul(2).min(MAX_CONFIG_ANSWER),
-            size.saturating_mul(8).min(MAX_CONFIG_ANSWER * 8),
+            size.saturating_mul(32).min(
+                size.saturating_mul(8)
+                    .min(MAX_CONFIG_ANSWER * 8)
+                    .saturating_add(CONFIG_RECORD_HEADROOM),
+            ),
         ),
     };
     MessageShare {
@@ -176,8 +192,12 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
 fn exchange_limits(shares: &[MessageShare]) -> Limits {
     // Hello and end marker, and a frame header per message.
     const ENVELOPE: u64 = 64 << 10;
-    let payload: u64 = shares.iter().map(|s| u64::from(s.max_payload) + 4).sum();
-    let decoded: u64 = shares.iter().map(|s| s.max_decoded).sum();
+    let payload = shares
+        .iter()
+        .fold(0u64, |t, s| t.saturating_add(u64::from(s.max_payload) + 4));
+    let decoded = shares
+        .iter()
+        .fold(0u64, |t, s| t.saturating_add(s.max_decoded));
     let largest = shares.iter().map(|s| s.max_payload).max().unwrap_or(0);
     Limits {
         max_frame_len: largest.max(64 << 10),
@@ -312,6 +332,59 @@ mod tests {
             "~/.claude.json",
             FileFormat::ClaudeJson,
             &serde_json::to_vec_pretty(&claude).expect("json"),
+        );
+        // The extremes an honest file can reach: the smallest records the protocol
+        // allows, as many as it allows. Each must still fit its file's share.
+        let empty: serde_json::Map<String, serde_json::Value> = (0..49_990)
+            .map(|i| (format!("{i}"), serde_json::json!({})))
+            .collect();
+        check(
+            "49,990 empty servers",
+            FileFormat::Json,
+            serde_json::json!({ "mcpServers": empty })
+                .to_string()
+                .as_bytes(),
+        );
+        let tiny_projects: serde_json::Map<String, serde_json::Value> = (0..19_990)
+            .map(|i| (format!("{i}"), serde_json::json!({"mcpServers": {"s": {}}})))
+            .collect();
+        check(
+            "19,990 projects of one empty server",
+            FileFormat::ClaudeJson,
+            serde_json::json!({ "projects": tiny_projects })
+                .to_string()
+                .as_bytes(),
+        );
+        let shared: serde_json::Map<String, serde_json::Value> = (0..19_990)
+            .map(|i| {
+                (
+                    format!("/p/{i}"),
+                    serde_json::json!({"mcpServers": {"gh": {"command": "npx", "args": ["-y", "pkg@1.0.0"]}}}),
+                )
+            })
+            .collect();
+        check(
+            "19,990 projects sharing a server",
+            FileFormat::ClaudeJson,
+            serde_json::json!({ "projects": shared })
+                .to_string()
+                .as_bytes(),
+        );
+        let wide: Vec<String> = (0..4096).map(|_| String::new()).collect();
+        let wide_servers: serde_json::Map<String, serde_json::Value> = (0..12)
+            .map(|i| {
+                (
+                    format!("w{i}"),
+                    serde_json::json!({"command": "", "args": wide}),
+                )
+            })
+            .collect();
+        check(
+            "servers of 4,096 empty arguments",
+            FileFormat::Json,
+            serde_json::json!({ "mcpServers": wide_servers })
+                .to_string()
+                .as_bytes(),
         );
     }
 

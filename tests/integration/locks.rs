@@ -676,3 +676,33 @@ fn a_socket_named_like_a_lock_is_skipped() {
     );
     assert!(!run.stdout.contains("doctor clean"), "{}", run.stdout);
 }
+
+#[test]
+fn a_claude_json_of_many_one_server_projects_is_audited_whole() {
+    // Honest records of nearly empty fields own more than 8 bytes per wire byte once
+    // decoded: a `~/.claude.json` of thousands of projects, each with one small
+    // server, must still be audited, not refused as "larger than its share".
+    let env = Env::new();
+    let projects: serde_json::Map<String, serde_json::Value> = (0..3_000)
+        .map(|i| {
+            (
+                format!("/p{i}"),
+                json!({"mcpServers": {"gh": {"command": "x"}}}),
+            )
+        })
+        .collect();
+    env.write(
+        "home/.claude.json",
+        json!({"projects": projects}).to_string(),
+    );
+    let run = env.doctor(&["--json"]);
+    run.expect_code(1);
+    assert!(!run.stderr.contains("share"), "{}", run.stderr);
+    assert_eq!(
+        run.rule_ids()
+            .iter()
+            .filter(|r| *r == "WRD-DOCTOR-NO-LOCK")
+            .count(),
+        3_000
+    );
+}
