@@ -117,19 +117,19 @@ fn scan_url(url: &str, out: &mut Vec<EngineFinding>) {
     let p = split(url);
     let mut pieces: Vec<String> = Vec::new();
     if let Some(u) = p.userinfo(url) {
-        pieces.push(percent_decode(u, false));
+        pieces.push(percent_decode(u, false).into_owned());
     }
     pieces.extend(
         url[p.path.clone()]
             .split('/')
             .filter(|s| !s.is_empty())
-            .map(|s| percent_decode(s, false)),
+            .map(|s| percent_decode(s, false).into_owned()),
     );
     for range in [p.query.clone(), p.fragment.clone()].into_iter().flatten() {
         for pair in url[range].split('&') {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            pieces.push(percent_decode(k, true));
-            pieces.push(percent_decode(v, true));
+            pieces.push(percent_decode(k, true).into_owned());
+            pieces.push(percent_decode(v, true).into_owned());
         }
     }
     for piece in pieces.iter().filter(|s| !s.is_empty()) {

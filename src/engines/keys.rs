@@ -229,14 +229,18 @@ const AUTH_FRAGMENTS: &[&str] = &[
 /// examined: Unicode lowercasing maps some other letters onto ASCII ones (U+212A
 /// KELVIN SIGN lowercases to `k`).
 fn may_be_auth(name: &str) -> bool {
+    AUTH_FRAGMENTS.iter().any(|f| contains_ignore_case(name, f))
+}
+
+/// Whether `name` contains the lowercase ASCII `fragment`, in any case; always true
+/// for a non-ASCII name (see [`may_be_auth`]).
+fn contains_ignore_case(name: &str, fragment: &str) -> bool {
     if !name.is_ascii() {
         return true;
     }
-    let b = name.as_bytes();
-    AUTH_FRAGMENTS.iter().any(|f| {
-        b.windows(f.len())
-            .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
-    })
+    name.as_bytes()
+        .windows(fragment.len())
+        .any(|w| w.eq_ignore_ascii_case(fragment.as_bytes()))
 }
 
 /// Whether a config key (env name, header name, URL query key, JSON key) names
@@ -255,6 +259,12 @@ pub(crate) fn is_auth_flag(token: &str) -> bool {
     }
     if in_flag_names(name) {
         return true;
+    }
+    // The word rules below need an auth fragment or `header` somewhere in the name:
+    // most flags and query keys have neither, and splitting each into words was most
+    // of the time on a query of thousands of pairs.
+    if !may_be_auth(name) && !contains_ignore_case(name, "header") {
+        return false;
     }
     let ws = words(name);
     words_are_auth(&ws)
@@ -319,6 +329,10 @@ mod tests {
 
     #[test]
     fn fragments_cover_every_auth_word() {
+        for w in FLAG_NAMES {
+            // Matched exactly before the fragments are consulted.
+            assert!(is_auth_flag(w) && is_auth_flag(&format!("--{w}")), "{w}");
+        }
         for w in EXACT_KEYS.iter().chain(STRONG_WORDS) {
             assert!(may_be_auth(w), "{w}");
             assert!(may_be_auth(&w.to_uppercase()), "{w}");

@@ -347,8 +347,17 @@ pub fn shown_url(url: &str) -> Shown<'_> {
     Shown::Word(shown)
 }
 
-/// Percent-decode (and `+` → space when `plus` is set), lossily.
-pub(crate) fn percent_decode(s: &str, plus: bool) -> String {
+/// Percent-decode (and `+` → space when `plus` is set), lossily. Borrows when there
+/// is nothing to decode: a URL query of thousands of plain pairs is judged pair by
+/// pair, and copying each key and value was most of that time.
+pub(crate) fn percent_decode(s: &str, plus: bool) -> Cow<'_, str> {
+    if !s.bytes().any(|c| c == b'%' || (plus && c == b'+')) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(percent_decode_owned(s, plus))
+}
+
+fn percent_decode_owned(s: &str, plus: bool) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -482,8 +491,8 @@ pub(crate) fn url_credentials(url: &str) -> Vec<Credential> {
     for range in [p.query.clone(), p.fragment.clone()].into_iter().flatten() {
         for (k, v) in pairs(url, range) {
             let Some(v) = v else { continue };
-            let key = percent_decode(&url[k], true);
-            let value = percent_decode(&url[v], true);
+            let key = percent_decode(&url[k], true).into_owned();
+            let value = percent_decode(&url[v], true).into_owned();
             if is_auth_query_key(&key) && !value.trim().is_empty() {
                 out.push(Credential { key, value });
             }
