@@ -216,7 +216,7 @@ pub(crate) fn uncovered_with_lock_names(report: &Report) -> Vec<(&AuditedServer,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ServerSpec, Source};
+    use crate::render::next_steps::tests::{report, server};
 
     #[test]
     fn slugs() {
@@ -237,33 +237,6 @@ mod tests {
         );
         let long = lock_slug(&"ab-".repeat(200));
         assert!(long.len() <= 100 && !long.ends_with('-'));
-    }
-
-    fn server(name: &str, coverage: Coverage) -> AuditedServer {
-        AuditedServer {
-            source: 0,
-            name: name.to_string(),
-            target: format!("~/.cursor/mcp.json#{name}").into(),
-            spec: ServerSpec::default(),
-            line: 1,
-            column: 1,
-            findings: vec![],
-            coverage,
-            lock_name: None,
-        }
-    }
-
-    fn report(servers: Vec<AuditedServer>) -> Report {
-        Report {
-            sources: vec![Source {
-                client: "Cursor".into(),
-                label: "~/.cursor/mcp.json".into(),
-                path: "/home/u/.cursor/mcp.json".into(),
-                scope: crate::model::Scope::User,
-            }],
-            servers,
-            ..Report::default()
-        }
     }
 
     fn names(r: &Report) -> Vec<Option<String>> {

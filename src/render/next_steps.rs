@@ -454,7 +454,7 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Coverage, Source};
     use crate::render::lock_names::assign_lock_names;
@@ -476,7 +476,8 @@ mod tests {
         }
     }
 
-    fn server(name: &str, coverage: Coverage) -> AuditedServer {
+    /// An uncovered-or-not remote server of `~/.cursor/mcp.json`, for render tests.
+    pub(crate) fn server(name: &str, coverage: Coverage) -> AuditedServer {
         AuditedServer {
             source: 0,
             name: name.to_string(),
@@ -490,7 +491,8 @@ mod tests {
         }
     }
 
-    fn report(servers: Vec<AuditedServer>) -> Report {
+    /// A report of one user-level Cursor source holding `servers`.
+    pub(crate) fn report(servers: Vec<AuditedServer>) -> Report {
         Report {
             sources: vec![Source {
                 client: "Cursor".into(),

@@ -306,7 +306,10 @@ pub fn shown_word<'a>(prev: Option<&str>, word: &'a str, is_argument: bool) -> S
         return Shown::Withheld;
     }
     let printed = safe_text_capped_cow(word, ARGV_CAP);
-    if has_credential(&printed) {
+    // An argument `classify_arg` passed holds no credential shape as written; only a
+    // printed form that differs (or the command, which it does not judge) is scanned.
+    let scanned = is_argument && matches!(printed, Cow::Borrowed(_));
+    if !scanned && has_credential(&printed) {
         return Shown::Withheld;
     }
     Shown::Word(printed)
