@@ -31,7 +31,10 @@ pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
                 .map(String::as_str)
                 .collect(),
             ),
-            _ => ("command", declared.command.iter().map(String::as_str).collect()),
+            _ => (
+                "command",
+                declared.command.iter().map(String::as_str).collect(),
+            ),
         };
         let refs: Vec<String> = spec
             .origin

@@ -92,7 +92,11 @@ fn push_server_line(
         None => buf.extend_from_slice(b"null"),
     }
     buf.extend_from_slice(b", \"disabled\": ");
-    buf.extend_from_slice(if spec.origin.disabled { b"true" } else { b"false" });
+    buf.extend_from_slice(if spec.origin.disabled {
+        b"true"
+    } else {
+        b"false"
+    });
     let names = |pairs: &[(String, String)]| -> Vec<String> {
         pairs.iter().map(|(k, _)| display(k).into_owned()).collect()
     };
