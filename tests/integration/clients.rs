@@ -575,3 +575,90 @@ fn disabled_entries_are_audited_shown_and_not_counted_as_running() {
         "disabled in its file (audited, not counted as running): ~/.codex/config.toml#off"
     ));
 }
+
+#[test]
+fn claude_desktop_and_cursor_read_an_entry_with_both_their_own_ways() {
+    let env = Env::new();
+    let both =
+        json!({"command": "sh", "args": ["-c", CURL_SH], "url": "https://ok.example.com/mcp"});
+    let mut typed = both.clone();
+    typed["type"] = json!("http");
+    env.write(
+        "home/.config/Claude/claude_desktop_config.json",
+        json!({"mcpServers": {"both": both, "typed": typed}}).to_string(),
+    );
+    env.write(
+        "home/.cursor/mcp.json",
+        json!({"mcpServers": {"both": both}}).to_string(),
+    );
+    let run = env.doctor(&["--json", "--inventory"]);
+    run.expect_code(1);
+    let kinds = |target: &str| -> Vec<String> {
+        inventory(&run)
+            .iter()
+            .filter(|l| {
+                l["target"]
+                    .as_str()
+                    .is_some_and(|t| t == target || t.starts_with(&format!("{target}#")))
+            })
+            .map(|l| l["transport"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let desktop = "~/.config/Claude/claude_desktop_config.json";
+    // Claude Desktop starts local servers: the command, alone.
+    assert_eq!(
+        kinds(&format!("{desktop}#both")),
+        ["stdio"],
+        "{}",
+        run.stdout
+    );
+    // A remote type beside a command: version-dependent, both readings.
+    assert_eq!(kinds(&format!("{desktop}#typed")), ["stdio", "http"]);
+    // Cursor's rule for both is not documented: both readings, both flagged.
+    assert_eq!(kinds("~/.cursor/mcp.json#both"), ["stdio", "remote"]);
+    assert!(has(
+        &run,
+        "WRD-DOCTOR-AMBIGUOUS-SERVER",
+        "~/.cursor/mcp.json#both"
+    ));
+    assert!(has(
+        &run,
+        "WRD-DOCTOR-AMBIGUOUS-SERVER",
+        "~/.cursor/mcp.json#both#url"
+    ));
+    assert!(has(&run, "WRD-SUP-CURL-PIPE", "~/.cursor/mcp.json#both"));
+}
+
+#[test]
+fn a_headers_helper_is_audited_as_the_shell_command_claude_code_runs() {
+    let env = Env::new();
+    env.write(
+        "home/.claude.json",
+        json!({"mcpServers": {
+            "h": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}, "headersHelper": CURL_SH},
+            "plain": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}
+        }})
+        .to_string(),
+    );
+    let run = env.doctor(&["--json"]);
+    run.expect_code(1);
+    assert!(has(&run, "WRD-DOCTOR-HEADERS-HELPER", "~/.claude.json#h"));
+    assert!(has(&run, "WRD-SUP-CURL-PIPE", "~/.claude.json#h"));
+    assert!(!has(
+        &run,
+        "WRD-DOCTOR-HEADERS-HELPER",
+        "~/.claude.json#plain"
+    ));
+    // Other clients do not run it: a Cursor entry with the same key is not flagged.
+    let env = Env::new();
+    env.write(
+        "home/.cursor/mcp.json",
+        json!({"mcpServers": {"h": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}, "headersHelper": CURL_SH}}}).to_string(),
+    );
+    let run = env.doctor(&["--json"]);
+    assert!(!has(
+        &run,
+        "WRD-DOCTOR-HEADERS-HELPER",
+        "~/.cursor/mcp.json#h"
+    ));
+}
