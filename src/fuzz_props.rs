@@ -215,11 +215,13 @@ pub fn jsonc(data: &[u8]) {
     match (&strict, &lax) {
         // VS Code gives `__proto__` and dotted `servers.` keys a meaning strict JSON
         // readers do not: only the VS Code loader refuses them.
-        (ChildMessage::Config(Ok(_)), ChildMessage::Config(Err(l)))
+        (ChildMessage::Config(Ok(_) | Err(_)), ChildMessage::Config(Err(l)))
             if matches!(
                 l.construct,
                 Some(crate::protocol::Construct::ProtoKey | crate::protocol::Construct::DottedKey)
             ) => {}
+        (ChildMessage::Config(Err(s)), ChildMessage::Config(_))
+            if s.construct == Some(crate::protocol::Construct::ProtoKey) => {}
         (ChildMessage::Config(Ok(_)), _) => assert_eq!(
             lax, strict,
             "jsonc: a file strict JSON accepts gives different records in JSONC"
@@ -327,9 +329,11 @@ fn body_strings<'a>(body: &'a ServerBody, out: &mut Vec<&'a str>) {
         out.push(v);
     }
     let extra = body.extra();
+    out.extend(extra.env_vars.iter().map(String::as_str));
     for s in [
         &extra.server_url,
         &extra.http_url,
+        &extra.transport_key,
         &extra.cwd,
         &extra.headers_helper,
         &extra.bearer_token_env_var,

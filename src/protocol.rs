@@ -183,6 +183,10 @@ pub enum Twin {
     /// The name is written more than once in the same map (or in repeated copies of
     /// the map's key): clients keep the last copy.
     DuplicateName,
+    /// The entry is in an earlier copy of a repeated server-bearing key (two
+    /// `mcpServers` maps, two `projects["/p"]` sections): clients read only the
+    /// last copy.
+    EarlierCopy,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,7 +212,7 @@ pub struct ServerBody {
     pub command: Option<String>,
     pub args: Vec<String>,
     pub url: Option<String>,
-    /// `type`, else `transport`.
+    /// `type`.
     pub transport: Option<String>,
     pub env: Vec<(String, String)>,
     /// `headers` (Codex: `http_headers`).
@@ -227,6 +231,12 @@ pub struct ServerExtra {
     pub server_url: Option<String>,
     /// Gemini CLI's streamable-HTTP endpoint field.
     pub http_url: Option<String>,
+    /// A `transport` key: no client covered reads it as the transport, but the
+    /// earlier implementation did, so an entry that starts nothing is still judged
+    /// remote by it.
+    pub transport_key: Option<String>,
+    /// Codex `env_vars`: variables forwarded from Codex's own environment.
+    pub env_vars: Vec<String>,
     /// `cwd`: the stdio server's working directory.
     pub cwd: Option<String>,
     /// Claude Code's `headersHelper`: a shell command run at every connection.
@@ -250,6 +260,8 @@ pub struct ServerExtra {
 static NO_EXTRA: ServerExtra = ServerExtra {
     server_url: None,
     http_url: None,
+    transport_key: None,
+    env_vars: Vec::new(),
     cwd: None,
     headers_helper: None,
     bearer_token_env_var: None,

@@ -251,6 +251,38 @@ fn map_field<N: Node>(
     Ok(out)
 }
 
+/// Codex `env_vars`: a list of names, or of `{ name = …, source = … }` tables.
+fn env_vars<N: Node>(entry: &N) -> Result<Vec<String>, String> {
+    let Some(list) = present(entry.field("env_vars")) else {
+        return Ok(Vec::new());
+    };
+    let Some(items) = list.items() else {
+        return Err(format!("env_vars must be an array (it is {})", list.kind()));
+    };
+    if items.len() > MAX_ENTRIES_PER_SERVER {
+        return Err(format!(
+            "env_vars has more than {MAX_ENTRIES_PER_SERVER} entries"
+        ));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let name = match item.as_str() {
+            Some(s) => s,
+            None => match item.field("name").and_then(Node::as_str) {
+                Some(s) if item.is_map() => s,
+                _ => {
+                    return Err(format!(
+                        "env_vars[{i}] must be a name or a table with a name (it is {})",
+                        item.kind()
+                    ))
+                }
+            },
+        };
+        out.push(bounded(&format!("env_vars[{i}]"), name)?);
+    }
+    Ok(out)
+}
+
 /// The typed body of one server entry, or why its shape is wrong. Every field any
 /// client reads is kept as written; `crate::reading` decides, per client, which
 /// of them make the launch.
@@ -301,10 +333,8 @@ pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, 
     };
     match d {
         Dialect::Json => {
-            body.transport = match string_field(entry, "type")? {
-                Some(t) => Some(t),
-                None => string_field(entry, "transport")?,
-            };
+            body.transport = string_field(entry, "type")?;
+            extra.transport_key = string_field(entry, "transport")?;
             extra.server_url = string_field(entry, "serverUrl")?;
             extra.http_url = string_field(entry, "httpUrl")?;
             extra.headers_helper = string_field(entry, "headersHelper")?;
@@ -315,6 +345,7 @@ pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, 
             extra.bearer_token = string_field(entry, "bearer_token")?;
             extra.env_http_headers = map_field(entry, "env_http_headers", d, &mut repeated)?;
             extra.enabled = bool_field(entry, "enabled")?;
+            extra.env_vars = env_vars(entry)?;
         }
     }
     repeated.truncate(MAX_ENTRIES_PER_SERVER);
@@ -401,7 +432,9 @@ fn entries_of(
     out: &mut Vec<Found>,
 ) -> Result<(), LoadError> {
     let first = out.len();
+    let mut last_copy_starts = first;
     for members in maps {
+        last_copy_starts = out.len();
         for m in members.iter() {
             out.push(Found {
                 map,
@@ -413,7 +446,15 @@ fn entries_of(
         }
     }
     flag_repeated_names(out.get_mut(first..).unwrap_or_default());
+    flag_earlier_copy(out.get_mut(first..last_copy_starts).unwrap_or_default());
     Ok(())
+}
+
+/// Mark entries of an earlier copy of a repeated key (clients read the last).
+fn flag_earlier_copy(found: &mut [Found]) {
+    for f in found {
+        f.twin.get_or_insert(Twin::EarlierCopy);
+    }
 }
 
 /// Mark every copy of a name that occurs more than once.
@@ -508,9 +549,15 @@ fn union(text: &str, doc: &Value<'_>, flat: bool) -> Result<Vec<Found>, LoadErro
 /// VS Code builds its objects by assignment, so a `__proto__` key sets an object's
 /// prototype instead of adding a member: servers can hide in it, and fields can be
 /// inherited by an entry. An older VS Code also splits dotted top-level keys into
-/// nested ones. Neither is modelled: the file is refused, naming the construct.
-fn refuse_vscode_constructs(text: &str, doc: &Value<'_>) -> Result<(), LoadError> {
-    if let Value::Object(members) = doc {
+/// nested ones (`dotted`: VS Code files only). Neither is modelled: the file is
+/// refused, naming the construct. Claude Code's files are read with `JSON.parse`,
+/// which makes `__proto__` an ordinary key, as doctor does.
+fn refuse_assignment_constructs(
+    text: &str,
+    doc: &Value<'_>,
+    dotted: bool,
+) -> Result<(), LoadError> {
+    if let (Value::Object(members), true) = (doc, dotted) {
         for m in members {
             let head = m.key.split('.').next().unwrap_or_default();
             if m.key.contains('.') && matches!(head, "servers" | "mcpServers" | "inputs") {
@@ -537,9 +584,10 @@ fn refuse_vscode_constructs(text: &str, doc: &Value<'_>) -> Result<(), LoadError
                         let (line, col) = line_col(text, m.offset);
                         return Err(refused(
                             format!(
-                                "a \"__proto__\" key at line {line} column {col}; VS Code reads it \
-                                 as the object's prototype, so servers or fields can hide in it; \
-                                 remove or rename the key"
+                                "a \"__proto__\" key at line {line} column {col}; a reader that \
+                                 builds objects by assignment (VS Code does) makes it the object's \
+                                 prototype, so servers or fields can hide in it; remove or rename \
+                                 the key"
                             ),
                             Construct::ProtoKey,
                         ));
@@ -566,8 +614,12 @@ pub(crate) fn json_config(
             doc.kind()
         )));
     }
-    if format == FileFormat::Jsonc {
-        refuse_vscode_constructs(text, doc)?;
+    match format {
+        FileFormat::Jsonc => refuse_assignment_constructs(text, doc, true)?,
+        // Cursor, Windsurf, Claude Desktop: how their readers build objects is not
+        // known, so a `__proto__` key is refused for them too.
+        FileFormat::Json => refuse_assignment_constructs(text, doc, false)?,
+        _ => {}
     }
     let flat = format == FileFormat::McpJson;
     let mut sections: Vec<PendingSection> = Vec::new();
@@ -586,11 +638,22 @@ pub(crate) fn json_config(
             )))
         }
     };
-    for p in projects {
+    for (i, p) in projects.iter().enumerate() {
         if !matches!(p.value, Value::Object(_)) {
             continue;
         }
-        let servers = union(text, &p.value, false);
+        let mut servers = union(text, &p.value, false);
+        // A project key repeated later: Claude Code reads only the last copy.
+        if projects
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .any(|q| q.key == p.key)
+        {
+            if let Ok(found) = &mut servers {
+                flag_earlier_copy(found);
+            }
+        }
         if matches!(&servers, Ok(found) if found.is_empty()) {
             continue;
         }

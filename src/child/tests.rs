@@ -667,13 +667,28 @@ fn null_fields_are_absent_and_unknown_keys_ignored() {
 }
 
 #[test]
-fn transport_is_type_else_transport() {
+fn type_and_transport_are_kept_apart() {
+    // Clients read `type`; a `transport` key is kept on its own (the audit of an
+    // entry that starts nothing still reads it).
     let s = servers(
         JSON,
         r#"{"mcpServers": {"a": {"type": "http", "transport": "sse"}, "b": {"transport": "sse"}, "c": {"type": null, "transport": "ws"}}}"#,
     );
-    let t: Vec<Option<&str>> = s.iter().map(|e| body(e).transport.as_deref()).collect();
-    assert_eq!(t, [Some("http"), Some("sse"), Some("ws")]);
+    let t: Vec<(Option<&str>, Option<&str>)> = s
+        .iter()
+        .map(|e| {
+            let b = body(e);
+            (b.transport.as_deref(), b.extra().transport_key.as_deref())
+        })
+        .collect();
+    assert_eq!(
+        t,
+        [
+            (Some("http"), Some("sse")),
+            (None, Some("sse")),
+            (None, Some("ws"))
+        ]
+    );
 }
 
 #[test]

@@ -162,7 +162,12 @@ fn has_auth(server: &ServerSpec, url: Option<&str>) -> bool {
 pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
     let mut out = Vec::new();
     let declared = &server.declared;
-    let transport = declared.transport.as_deref().unwrap_or("").to_lowercase();
+    let transport = declared
+        .transport
+        .as_deref()
+        .or(declared.extra().transport_key.as_deref())
+        .unwrap_or("")
+        .to_lowercase();
     if let Some(url) = server.remote_url() {
         let p = split(url);
         let host = p.host(url);

@@ -83,6 +83,15 @@ pub fn candidates(input: &DiscoveryInput) -> Vec<Candidate> {
 /// it too, its own way.
 const DOT_MCP_JSON: &[Reader] = &[Reader::ClaudeCode, Reader::VsCodeWorkspace];
 
+/// Cursor's, Claude Desktop's and Windsurf's files: their client, and VS Code's
+/// discovery of other apps' servers (`chat.mcp.discovery.enabled`), which reads
+/// them with its `mcpServers` reader.
+const WITH_VSCODE_DISCOVERY: [&[Reader]; 3] = [
+    &[Reader::Cursor, Reader::VsCodeWorkspace],
+    &[Reader::ClaudeDesktop, Reader::VsCodeWorkspace],
+    &[Reader::Windsurf, Reader::VsCodeWorkspace],
+];
+
 type Entry = (&'static str, &'static str, FileFormat, &'static [Reader]);
 
 const PROJECT_ENTRIES: [Entry; 3] = [
@@ -96,7 +105,7 @@ const PROJECT_ENTRIES: [Entry; 3] = [
         "Cursor (project)",
         ".cursor/mcp.json",
         FileFormat::Json,
-        &[Reader::Cursor],
+        WITH_VSCODE_DISCOVERY[0],
     ),
     (
         "VS Code (project)",
@@ -127,13 +136,13 @@ fn user_candidates(input: &DiscoveryInput) -> Vec<Candidate> {
             "Cursor",
             ".cursor/mcp.json",
             FileFormat::Json,
-            &[Reader::Cursor],
+            WITH_VSCODE_DISCOVERY[0],
         )),
         in_home((
             "Windsurf",
             ".codeium/windsurf/mcp_config.json",
             FileFormat::Json,
-            &[Reader::Windsurf],
+            WITH_VSCODE_DISCOVERY[2],
         )),
         in_home((
             "Codex",
@@ -142,7 +151,7 @@ fn user_candidates(input: &DiscoveryInput) -> Vec<Candidate> {
             &[Reader::Codex],
         )),
     ];
-    const DESKTOP: &[Reader] = &[Reader::ClaudeDesktop];
+    const DESKTOP: &[Reader] = WITH_VSCODE_DISCOVERY[1];
     const VSCODE: &[Reader] = &[Reader::VsCode];
     match input.platform {
         Platform::Darwin => {
@@ -368,13 +377,13 @@ pub fn explicit_reading(path: &Path) -> (FileFormat, &'static [Reader]) {
         return (FileFormat::Jsonc, &[Reader::VsCode]);
     }
     if parent_is(".cursor") && name == "mcp.json" {
-        return (FileFormat::Json, &[Reader::Cursor]);
+        return (FileFormat::Json, WITH_VSCODE_DISCOVERY[0]);
     }
     if name == "mcp_config.json" {
-        return (FileFormat::Json, &[Reader::Windsurf]);
+        return (FileFormat::Json, WITH_VSCODE_DISCOVERY[2]);
     }
     if name == "claude_desktop_config.json" {
-        return (FileFormat::Json, &[Reader::ClaudeDesktop]);
+        return (FileFormat::Json, WITH_VSCODE_DISCOVERY[1]);
     }
     if parent_is(".gemini") && name == "settings.json" {
         return (FileFormat::Json, &[Reader::GeminiCli]);

@@ -544,6 +544,10 @@ pub enum Ambiguity {
     BothMaps,
     /// The name is declared more than once in one map.
     DuplicateName,
+    /// The entry is in an earlier copy of a repeated server-bearing key.
+    EarlierCopy,
+    /// The entry is in a map (or the flat reading) no reader of the file reads.
+    UnreadMap(String),
     /// The entry writes these keys more than once.
     RepeatedKeys(String),
     /// The entry's clients (or their versions) start different things from it.
@@ -555,6 +559,8 @@ impl Ambiguity {
         match self {
             Ambiguity::BothMaps => Cow::Borrowed("declared under both mcpServers and servers with different definitions; a decoy map can hide the one the client loads from an audit — keep exactly one"),
             Ambiguity::DuplicateName => Cow::Borrowed("declared more than once under this name; clients load only the last copy and an earlier one can be a decoy, so every copy is audited — keep exactly one"),
+            Ambiguity::EarlierCopy => Cow::Borrowed("declared in an earlier copy of a repeated key (two mcpServers maps, two sections for one project); clients read only the last copy, so this one is dead or a decoy — every copy is audited; remove the repeated key"),
+            Ambiguity::UnreadMap(why) => Cow::Owned(why.clone()),
             Ambiguity::RepeatedKeys(keys) => Cow::Owned(format!("the entry writes {keys} more than once; clients use the last copy, which is the one audited — keep one")),
             Ambiguity::Readings(why) => Cow::Owned(why.clone()),
         }
@@ -616,7 +622,21 @@ fn add_config(
             match entry.twin {
                 Some(Twin::BothMaps) => reasons.push(Ambiguity::BothMaps),
                 Some(Twin::DuplicateName) => reasons.push(Ambiguity::DuplicateName),
+                Some(Twin::EarlierCopy) => reasons.push(Ambiguity::EarlierCopy),
                 None => {}
+            }
+            let readers = file.readers.readers;
+            if !readers.iter().any(|r| r.reads(entry.map)) {
+                let map = match entry.map {
+                    ServerMap::McpServers => "mcpServers",
+                    ServerMap::Servers => "servers",
+                    ServerMap::Flat => "the top level",
+                };
+                let who: Vec<&str> = readers.iter().map(|r| r.name()).collect();
+                reasons.push(Ambiguity::UnreadMap(format!(
+                    "declared under {map}, which no client that reads this file loads ({}); audited because a map one client ignores can hide what another starts — move it to the key this file's client reads",
+                    who.join(", ")
+                )));
             }
             if !body.extra().repeated_keys.is_empty() {
                 reasons.push(Ambiguity::RepeatedKeys(
@@ -875,10 +895,16 @@ pub fn server_findings(
         raw.extend(engines::supply::check_launch(command, spec.args()));
     }
     raw.extend(engines::launch::check_origin(name, spec));
-    for reason in ambiguous {
+    // One finding per server, whatever the number of reasons.
+    if !ambiguous.is_empty() {
+        let message = ambiguous
+            .iter()
+            .map(|r| r.message())
+            .collect::<Vec<_>>()
+            .join("; and ");
         raw.push(EngineFinding {
             rule: RuleId::DoctorAmbiguousServer,
-            message: reason.message().into_owned(),
+            message,
             snippet: name.into(),
         });
     }

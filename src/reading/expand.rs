@@ -13,7 +13,7 @@
 //!
 //! | Syntax | Client | Unset |
 //! |---|---|---|
-//! | `${VAR}`, `${VAR:-default}` | Claude Code | default, else the literal `${VAR}` |
+//! | `${VAR}`, `${VAR:-default}` | Claude Code | default (up to a second `:-`, as `split(':-', 2)` cuts it), else the literal `${VAR}` |
 //! | `${env:VAR}`, `${input:…}`, `${command:…}`, `${config:…}`, `${workspaceFolder}`, `${userHome}`, `${pathSeparator}`, `${/}` | VS Code | `env:` is empty; `input:`/`command:`/`config:` stay literal (the client prompts or computes them) |
 //! | `${env:VAR}`, `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`, `${pathSeparator}`, `${/}` | Cursor | `env:` is empty |
 //! | `${env:VAR}`, `${file:/path}` | Windsurf | literal (the client's rule is not documented) |
@@ -35,11 +35,21 @@ pub struct Known {
     pub separator: char,
 }
 
+/// What an unset `${env:NAME}` becomes. VS Code documents the empty string;
+/// Cursor's and Windsurf's rule is not documented, so each of their entries is
+/// read both ways (`crate::reading`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsetEnv {
+    Empty,
+    Literal,
+}
+
 /// Expand one string the way `reader` does; references found are appended to `refs`.
 /// Borrowed when the expansion leaves the text as it is (no reference, or only
 /// references the client keeps literally).
 pub fn expand<'t>(
     reader: Reader,
+    unset: UnsetEnv,
     text: &'t str,
     known: &Known,
     refs: &mut Vec<String>,
@@ -47,7 +57,7 @@ pub fn expand<'t>(
     if !text.contains('$') {
         return Cow::Borrowed(text);
     }
-    let out = expand_owned(reader, text, known, refs);
+    let out = expand_owned(reader, unset, text, known, refs);
     if out == text {
         Cow::Borrowed(text)
     } else {
@@ -55,18 +65,31 @@ pub fn expand<'t>(
     }
 }
 
-fn expand_owned(reader: Reader, text: &str, known: &Known, refs: &mut Vec<String>) -> String {
+fn expand_owned(
+    reader: Reader,
+    unset: UnsetEnv,
+    text: &str,
+    known: &Known,
+    refs: &mut Vec<String>,
+) -> String {
+    let env = |_: &str| match (reader, unset) {
+        (Reader::VsCode, _) | (_, UnsetEnv::Empty) => Some(String::new()),
+        (_, UnsetEnv::Literal) => None,
+    };
     match reader {
+        // `varContent.split(':-', 2)`: JavaScript's split with a limit keeps the
+        // first two pieces, so the default ends at a second `:-`.
         Reader::ClaudeCode => braced(text, refs, |inner| {
-            let (_, default) = match inner.split_once(":-") {
-                Some((name, default)) => (name, Some(default)),
-                None => (inner, None),
-            };
-            default.map(str::to_string)
+            let (_, rest) = inner.split_once(":-")?;
+            Some(rest.split(":-").next().unwrap_or_default().to_string())
         }),
+        // A reference whose text holds `${` is not resolved (no nesting).
         Reader::VsCode | Reader::Cursor => braced(text, refs, |inner| {
-            if inner.starts_with("env:") {
-                return Some(String::new());
+            if inner.contains("${") {
+                return None;
+            }
+            if let Some(name) = inner.strip_prefix("env:") {
+                return env(name);
             }
             match inner {
                 "userHome" => known.home.clone(),
@@ -82,7 +105,11 @@ fn expand_owned(reader: Reader, text: &str, known: &Known, refs: &mut Vec<String
                 _ => None,
             }
         }),
-        Reader::Windsurf => braced(text, refs, |_| None),
+        // `${file:…}` reads a file doctor does not read: left as written.
+        Reader::Windsurf => braced(text, refs, |inner| match inner.strip_prefix("env:") {
+            Some(name) if !inner.contains("${") => env(name),
+            _ => None,
+        }),
         Reader::GeminiCli => {
             let braced_refs = braced(text, refs, |_| None);
             bare_refs(&braced_refs, refs);
@@ -158,7 +185,7 @@ mod tests {
 
     fn run(reader: Reader, text: &str) -> (String, Vec<String>) {
         let mut refs = Vec::new();
-        let out = expand(reader, text, &known(), &mut refs).into_owned();
+        let out = expand(reader, UnsetEnv::Empty, text, &known(), &mut refs).into_owned();
         (out, refs)
     }
 
@@ -172,7 +199,8 @@ mod tests {
         assert_eq!(run(Reader::ClaudeCode, "${A:-}").0, "");
         assert_eq!(run(Reader::ClaudeCode, "${HOME}/x").0, "${HOME}/x");
         // One split on the first `:-`; no nesting: the first `}` closes.
-        assert_eq!(run(Reader::ClaudeCode, "${A:-b:-c}").0, "b:-c");
+        assert_eq!(run(Reader::ClaudeCode, "${A:-b:-c}").0, "b");
+        assert_eq!(run(Reader::ClaudeCode, "${A:-${B:-sh}}").0, "${B}");
         assert_eq!(run(Reader::ClaudeCode, "${A:-${B}}").0, "${B}");
         assert_eq!(run(Reader::ClaudeCode, "$HOME").0, "$HOME");
         assert_eq!(run(Reader::ClaudeCode, "${unclosed").0, "${unclosed");
@@ -206,9 +234,20 @@ mod tests {
             assert_eq!(out, "${RUNNER:-npx}");
             assert!(refs.is_empty());
         }
-        let (out, refs) = run(Reader::Windsurf, "${env:X}");
-        assert_eq!(out, "${env:X}");
+        let mut refs = Vec::new();
+        let kept = expand(
+            Reader::Windsurf,
+            UnsetEnv::Literal,
+            "${env:X}a",
+            &known(),
+            &mut refs,
+        );
+        assert_eq!(kept, "${env:X}a");
         assert_eq!(refs, ["${env:X}"]);
+        assert_eq!(run(Reader::Windsurf, "${env:X}a").0, "a");
+        assert_eq!(run(Reader::Windsurf, "${file:/etc/x}").0, "${file:/etc/x}");
+        // No nesting for VS Code: a reference holding `${` stays as written.
+        assert_eq!(run(Reader::VsCode, "${env:${X}}").0, "${env:${X}}");
         let (out, refs) = run(Reader::GeminiCli, "$RUN ${X}");
         assert_eq!(out, "$RUN ${X}");
         assert_eq!(refs.len(), 2);

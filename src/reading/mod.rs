@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::model::{Launch, Origin, RemoteLaunch, ServerSpec, StdioLaunch, Transport};
-use crate::protocol::{Construct, ServerBody};
+use crate::protocol::{Construct, ServerBody, ServerMap};
 
 /// One client's reader of one kind of file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,7 +33,9 @@ pub enum Reader {
     Cursor,
     /// `mcp.json` (user) and `.vscode/mcp.json`.
     VsCode,
-    /// Recent VS Code's reader of a workspace `.mcp.json`.
+    /// VS Code's reader of the `mcpServers` format: a workspace `.mcp.json` (recent
+    /// VS Code), and Claude Desktop's, Cursor's and Windsurf's files when its
+    /// discovery of other apps' servers is on.
     VsCodeWorkspace,
     Windsurf,
     Codex,
@@ -92,6 +94,7 @@ pub const ANY_JSON: &[Reader] = &[
     Reader::ClaudeCode,
     Reader::ClaudeDesktop,
     Reader::Cursor,
+    Reader::VsCode,
     Reader::VsCodeWorkspace,
     Reader::Windsurf,
     Reader::GeminiCli,
@@ -104,10 +107,19 @@ impl Reader {
             Reader::ClaudeDesktop => "Claude Desktop",
             Reader::Cursor => "Cursor",
             Reader::VsCode => "VS Code",
-            Reader::VsCodeWorkspace => "VS Code (workspace .mcp.json)",
+            Reader::VsCodeWorkspace => "VS Code (mcpServers reader)",
             Reader::Windsurf => "Windsurf",
             Reader::Codex => "Codex",
             Reader::GeminiCli => "Gemini CLI",
+        }
+    }
+
+    /// Whether this reader loads the entries of `map`.
+    pub fn reads(self, map: ServerMap) -> bool {
+        match self {
+            Reader::VsCode => map == ServerMap::Servers,
+            Reader::VsCodeWorkspace => matches!(map, ServerMap::McpServers | ServerMap::Flat),
+            _ => map == ServerMap::McpServers,
         }
     }
 
@@ -132,6 +144,8 @@ impl Reader {
             (ClaudeCode | VsCodeWorkspace, ByteOrderMark) => Some(true),
             (ClaudeCode | VsCodeWorkspace, InvalidUtf8 | LoneSurrogate | DeepNesting) => Some(true),
             (ClaudeCode | VsCodeWorkspace, DuplicateKey | ProtoKey | DottedKey) => Some(true),
+            // How they build objects is not known; a prototype key may be read.
+            (Cursor | Windsurf | ClaudeDesktop, ProtoKey) => None,
             (ClaudeCode, Comment | TrailingComma) => Some(false),
             // Which parser recent VS Code reads a workspace `.mcp.json` with is not
             // settled (`JSON.parse` in the source read; JSONC reported).
@@ -191,7 +205,9 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
             f.varies = varies(&f.launch, &body, &f.variables);
         }
     }
-    let disabled = body.extra().enabled == Some(false) || body.extra().disabled == Some(true);
+    // Only Codex honours a switch in the file (`enabled = false`); no JSON client
+    // covered honours `disabled: true`, so such an entry still starts.
+    let disabled = body.extra().enabled == Some(false) && file.readers.contains(&Reader::Codex);
     if take && !found.is_empty() {
         // The launch's kind carries the transport (`type` matters to the audit only
         // for an entry that starts nothing).
@@ -279,7 +295,7 @@ fn same_start(a: &Launch, b: &Launch) -> bool {
     }
 }
 
-/// "Claude Code starts the command; VS Code (workspace .mcp.json) connects to a URL".
+/// "Claude Code starts sh; VS Code (mcpServers reader) connects to https://…".
 fn describe(specs: &[ServerSpec]) -> String {
     let parts: Vec<String> = specs
         .iter()
@@ -372,6 +388,43 @@ fn launches(
         });
         return Ok(());
     }
+    // Cursor and Windsurf: what an unset `${env:…}` becomes is not documented, so
+    // an entry that names one is read both ways.
+    let variants: &[expand::UnsetEnv] = match reader {
+        Reader::Cursor | Reader::Windsurf if mentions_env(body) => {
+            &[expand::UnsetEnv::Empty, expand::UnsetEnv::Literal]
+        }
+        _ => &[expand::UnsetEnv::Empty],
+    };
+    for &unset in variants {
+        build(reader, unset, body, take, known, out);
+    }
+    Ok(())
+}
+
+/// Whether any string of the entry names an `${env:…}` variable.
+fn mentions_env(body: &ServerBody) -> bool {
+    let has = |s: &str| s.contains("${env:");
+    body.command.as_deref().is_some_and(has)
+        || body.url.as_deref().is_some_and(has)
+        || body.extra().server_url.as_deref().is_some_and(has)
+        || body.args.iter().any(|a| has(a))
+        || body
+            .env
+            .iter()
+            .chain(&body.headers)
+            .any(|(k, v)| has(k) || has(v))
+}
+
+/// One reader's launches under one expansion variant.
+fn build(
+    reader: Reader,
+    unset: expand::UnsetEnv,
+    body: &mut ServerBody,
+    take: bool,
+    known: &expand::Known,
+    out: &mut Vec<Found>,
+) {
     let ty = body.transport.as_deref().map(str::to_ascii_lowercase);
     let command = non_empty(&body.command).is_some();
     let url = non_empty(&body.url).is_some();
@@ -380,6 +433,7 @@ fn launches(
     let typed = |default: Transport| ty.as_deref().map_or(default, transport_of);
     let mut b = Build {
         reader,
+        unset,
         body,
         take,
         known,
@@ -460,7 +514,6 @@ fn launches(
         }
         Reader::Codex => {}
     }
-    Ok(())
 }
 
 /// Which field a remote launch's endpoint comes from.
@@ -476,6 +529,7 @@ enum UrlField {
 /// entry instead of copied (see [`read`]).
 struct Build<'b> {
     reader: Reader,
+    unset: expand::UnsetEnv,
     body: &'b mut ServerBody,
     take: bool,
     known: &'b expand::Known,
@@ -493,13 +547,13 @@ impl Build<'_> {
     }
 
     fn words(&mut self, list: ListField, refs: &mut Vec<String>) -> Vec<String> {
-        let (reader, known) = (self.reader, self.known);
+        let (reader, unset, known) = (self.reader, self.unset, self.known);
         let field = match list {
             ListField::Args => &mut self.body.args,
         };
         let expanded: Vec<Cow<'_, str>> = field
             .iter()
-            .map(|a| expand::expand(reader, a, known, refs))
+            .map(|a| expand::expand(reader, unset, a, known, refs))
             .collect();
         if self.take && expanded.iter().all(|w| matches!(w, Cow::Borrowed(_))) {
             drop(expanded);
@@ -509,21 +563,30 @@ impl Build<'_> {
     }
 
     fn pairs(&mut self, map: MapField, refs: &mut Vec<String>) -> Vec<(String, String)> {
-        let (reader, known) = (self.reader, self.known);
+        let (reader, unset, known) = (self.reader, self.unset, self.known);
         let field = match map {
             MapField::Env => &mut self.body.env,
             MapField::Headers => &mut self.body.headers,
         };
         let expanded: Vec<Cow<'_, str>> = field
             .iter()
-            .map(|(_, v)| expand::expand(reader, v, known, refs))
+            .map(|(_, v)| expand::expand(reader, unset, v, known, refs))
             .collect();
-        if self.take && expanded.iter().all(|v| matches!(v, Cow::Borrowed(_))) {
+        let keys_fixed = reader != Reader::VsCode || !field.iter().any(|(k, _)| k.contains('$'));
+        if self.take && keys_fixed && expanded.iter().all(|v| matches!(v, Cow::Borrowed(_))) {
             drop(expanded);
             return std::mem::take(field);
         }
         let values: Vec<String> = expanded.into_iter().map(Cow::into_owned).collect();
-        field.iter().map(|(k, _)| k.clone()).zip(values).collect()
+        // VS Code resolves object keys as well.
+        let keys: Vec<String> = field
+            .iter()
+            .map(|(k, _)| match reader {
+                Reader::VsCode => expand::expand(reader, unset, k, known, refs).into_owned(),
+                _ => k.clone(),
+            })
+            .collect();
+        keys.into_iter().zip(values).collect()
     }
 
     fn stdio(&mut self) {
@@ -531,7 +594,8 @@ impl Build<'_> {
         let Some(written) = non_empty(&self.body.command) else {
             return;
         };
-        let command = match expand::expand(self.reader, written, self.known, &mut refs) {
+        let command = match expand::expand(self.reader, self.unset, written, self.known, &mut refs)
+        {
             Cow::Borrowed(_) if self.take => self.body.command.take().unwrap_or_default(),
             other => other.into_owned(),
         };
@@ -541,12 +605,9 @@ impl Build<'_> {
         }
         let args = self.words(ListField::Args, &mut refs);
         let env = self.pairs(MapField::Env, &mut refs);
-        let cwd = self
-            .body
-            .extra()
-            .cwd
-            .as_deref()
-            .map(|c| expand::expand(self.reader, c, self.known, &mut refs).into_owned());
+        let cwd = self.body.extra().cwd.as_deref().map(|c| {
+            expand::expand(self.reader, self.unset, c, self.known, &mut refs).into_owned()
+        });
         self.push(
             Launch::Stdio(StdioLaunch {
                 command,
@@ -568,7 +629,7 @@ impl Build<'_> {
         let Some(written) = non_empty(written) else {
             return;
         };
-        let url = match expand::expand(self.reader, written, self.known, &mut refs) {
+        let url = match expand::expand(self.reader, self.unset, written, self.known, &mut refs) {
             Cow::Borrowed(_) if self.take && matches!(field, UrlField::Url) => {
                 self.body.url.take().unwrap_or_default()
             }
@@ -637,16 +698,25 @@ fn codex(body: &ServerBody) -> Result<Launch, String> {
         if command.is_empty() {
             return Ok(Launch::Nothing);
         }
+        // `env_vars` are forwarded from Codex's own environment: each is a variable
+        // reference, never a literal.
+        let mut env = body.env.clone();
+        for name in &body.extra().env_vars {
+            env.push((name.clone(), format!("${{{name}}}")));
+        }
         return Ok(Launch::Stdio(StdioLaunch {
             command: command.to_string(),
             args: body.args.clone(),
-            env: body.env.clone(),
+            env,
             cwd: body.extra().cwd.clone(),
         }));
     }
     let Some(url) = body.url.as_deref() else {
         return Err("invalid transport (neither command nor url)".into());
     };
+    if !body.extra().env_vars.is_empty() {
+        return Err("env_vars is not supported for a streamable HTTP server (url is set)".into());
+    }
     let stdio_field = [
         (!body.args.is_empty()).then_some("args"),
         (!body.env.is_empty()).then_some("env"),

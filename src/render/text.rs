@@ -444,6 +444,21 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
     if total_disabled > off.len() {
         writeln!(out, "  … and {} more disabled", total_disabled - off.len())?;
     }
+    // `disabled: true` in a file whose clients do not honour it: it starts.
+    let ignored: Vec<&str> = report
+        .servers
+        .iter()
+        .filter(|s| !s.spec.origin.disabled && s.spec.declared.extra().disabled == Some(true))
+        .map(|s| s.target.as_ref())
+        .take(20)
+        .collect();
+    for target in &ignored {
+        writeln!(
+            out,
+            "  declares disabled: true, which its clients ignore (audited and counted as running): {}",
+            display(target)
+        )?;
+    }
     writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
 
     if report.findings().next().is_none() {

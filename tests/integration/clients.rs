@@ -541,7 +541,7 @@ fn input_a_client_still_loads_is_named_with_that_client() {
 // 7. Disabled entries
 
 #[test]
-fn disabled_entries_are_audited_shown_and_not_counted_as_running() {
+fn disabled_entries_are_audited_shown_and_counted_only_where_the_client_honours_it() {
     let env = Env::new();
     env.write(
         "home/.codex/config.toml",
@@ -564,15 +564,19 @@ fn disabled_entries_are_audited_shown_and_not_counted_as_running() {
     };
     assert_eq!(disabled("~/.codex/config.toml#off"), Some(json!(true)));
     assert_eq!(disabled("~/.codex/config.toml#on"), Some(json!(false)));
-    assert_eq!(disabled("~/.cursor/mcp.json#d"), Some(json!(true)));
+    // No JSON client covered honours `disabled: true`: that entry still starts.
+    assert_eq!(disabled("~/.cursor/mcp.json#d"), Some(json!(false)));
     let text = env.doctor(&[]);
     assert!(
-        text.stdout.contains("3 server(s), 2 disabled"),
+        text.stdout.contains("3 server(s), 1 disabled"),
         "{}",
         text.stdout
     );
     assert!(text.stdout.contains(
         "disabled in its file (audited, not counted as running): ~/.codex/config.toml#off"
+    ));
+    assert!(text.stdout.contains(
+        "declares disabled: true, which its clients ignore (audited and counted as running): ~/.cursor/mcp.json#d"
     ));
 }
 
@@ -605,12 +609,26 @@ fn claude_desktop_and_cursor_read_an_entry_with_both_their_own_ways() {
             .collect()
     };
     let desktop = "~/.config/Claude/claude_desktop_config.json";
-    // Claude Desktop starts local servers: the command, alone.
+    // Claude Desktop starts local servers: the command. VS Code's discovery of
+    // Claude Desktop's servers connects to the url: both readings.
     assert_eq!(
         kinds(&format!("{desktop}#both")),
-        ["stdio"],
+        ["stdio", "http"],
         "{}",
         run.stdout
+    );
+    let readers = |target: &str| -> Vec<String> {
+        inventory(&run)
+            .iter()
+            .filter(|l| l["target"] == target)
+            .flat_map(|l| l["readers"].as_array().cloned().unwrap_or_default())
+            .map(|r| r.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(readers(&format!("{desktop}#both")), ["Claude Desktop"]);
+    assert_eq!(
+        readers(&format!("{desktop}#both#url")),
+        ["VS Code (mcpServers reader)"]
     );
     // A remote type beside a command: version-dependent, both readings.
     assert_eq!(kinds(&format!("{desktop}#typed")), ["stdio", "http"]);
