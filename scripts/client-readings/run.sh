@@ -39,7 +39,8 @@ CARGO_TARGET_DIR=$target cargo build --quiet --locked \
     --manifest-path "$here/codex-reader/Cargo.toml" ||
     { echo "error: could not build the Codex reader" >&2; exit 2; }
 
-CLIENT_READINGS_NODE_MODULES=$modules/node_modules \
-CODEX_READER=$target/debug/codex-reader \
-    node "$here/harness.mjs" --bin "$bin" --corpus "$corpus" --cases "$here/cases" \
-        --work "$target/run" "$@"
+export CLIENT_READINGS_NODE_MODULES=$modules/node_modules
+export CODEX_READER=$target/debug/codex-reader
+node "$here/selftest.mjs"
+node "$here/harness.mjs" --bin "$bin" --corpus "$corpus" --cases "$here/cases" \
+    --work "$target/run" "$@"
