@@ -10,6 +10,7 @@
 #                    this script does not build)
 #   CORPUS           the config corpus (default ../shared/corpus/mcp-configs
 #                    relative to the repository root)
+#   CLIENT_READINGS_LEGACY_VSCODE=1   also read VS Code files as VS Code <=1.101 did
 #
 # Builds only the Codex reader (target/client-readings), installs the pinned
 # jsonc-parser into a temporary directory, and writes nothing outside target/

@@ -110,3 +110,42 @@ export function readDiscovered(bytes, source) {
   }
   return results;
 }
+
+// The older reader (configuration service, VS Code about 1.99-1.101), only
+// with CLIENT_READINGS_LEGACY_VSCODE=1: the partial tree of a file with
+// parse errors is kept, top-level keys are split on ".", `mcpServers` is
+// merged over `servers`, and `'url' in entry` decides HTTP.
+export function readMcpJsonLegacy(bytes, ctx) {
+  const client = "VS Code <=1.101";
+  const parsed = vscodeJsonc(stripBom(decode(bytes)));
+  const tree = parsed.ok ? parsed.value : parsed.partial;
+  if (!isObject(tree)) return [{ client, loaded: false, reason: "no object", readings: [] }];
+  const root = {};
+  for (const key of Object.keys(tree)) {
+    const path = key.split(".");
+    let node = root;
+    for (const part of path.slice(0, -1)) {
+      if (node[part] === undefined) node[part] = {};
+      node = node[part];
+      if (!isObject(node)) break;
+    }
+    if (isObject(node)) node[path[path.length - 1]] = tree[key];
+  }
+  const servers = { ...(isObject(root.servers) ? root.servers : {}), ...(isObject(root.mcpServers) ? root.mcpServers : {}) };
+  const resolve = expand.vscode({ home: ctx.home, folder: ctx.folder });
+  const readings = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    if (!isObject(entry)) continue;
+    let reading;
+    if ("url" in entry) {
+      const headers = expand.deep(resolve, isObject(entry.headers) ? entry.headers : {}, true);
+      reading = remoteReading(name, resolve(entry.url), Object.keys(headers));
+    } else {
+      const env = expand.deep(resolve, isObject(entry.env) ? entry.env : {}, true);
+      const args = Array.isArray(entry.args) ? expand.deep(resolve, entry.args) : entry.args;
+      reading = stdioReading(name, resolve(entry.command), args, Object.keys(env).filter((k) => env[k] !== null));
+    }
+    if (reading) readings.push(reading);
+  }
+  return [{ client, loaded: true, readings }];
+}

@@ -10,7 +10,15 @@ import * as cursor from "../clients/cursor.mjs";
 import * as vscode from "../clients/vscode.mjs";
 import * as windsurf from "../clients/windsurf.mjs";
 
-// location -> path under $H, doctor's label for it, and its readers.
+// VS Code's older reader is a reading only on request (it predates the
+// current mcp.json reader by several releases).
+const legacyVscode = process.env.CLIENT_READINGS_LEGACY_VSCODE === "1";
+const vscodeFile = (bytes, ctx, user) => [
+  ...vscode.readMcpJson(bytes, ctx, { user }),
+  ...(legacyVscode ? vscode.readMcpJsonLegacy(bytes, { ...ctx, folder: user ? null : ctx.folder }) : []),
+];
+
+// location -> path under $H and the clients that read a file there.
 export const LOCATIONS = {
   "claude-json": {
     path: ".claude.json",
@@ -26,11 +34,11 @@ export const LOCATIONS = {
   },
   vscode: {
     path: "proj/.vscode/mcp.json",
-    read: (bytes, ctx) => vscode.readMcpJson(bytes, ctx, { user: false }),
+    read: (bytes, ctx) => vscodeFile(bytes, ctx, false),
   },
   "vscode-user": {
     path: ".config/Code/User/mcp.json",
-    read: (bytes, ctx) => vscode.readMcpJson(bytes, ctx, { user: true }),
+    read: (bytes, ctx) => vscodeFile(bytes, ctx, true),
   },
   desktop: {
     path: ".config/Claude/claude_desktop_config.json",
