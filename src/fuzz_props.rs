@@ -289,6 +289,21 @@ fn body_strings<'a>(body: &'a ServerBody, out: &mut Vec<&'a str>) {
         out.push(k);
         out.push(v);
     }
+    let extra = body.extra();
+    for s in [
+        &extra.server_url,
+        &extra.http_url,
+        &extra.cwd,
+        &extra.headers_helper,
+        &extra.bearer_token_env_var,
+        &extra.bearer_token,
+    ] {
+        out.extend(s.as_deref());
+    }
+    for (k, v) in &extra.env_http_headers {
+        out.push(k);
+        out.push(v);
+    }
 }
 
 /// Decoded strings never take more bytes than the input, and, when the input has
@@ -494,13 +509,15 @@ fn check_approval(lock: &LockSummary) {
             "lock: an approval counts although its digests do not bind the surface"
         );
         // The lock then covers exactly the launch it pins.
-        let server = ServerSpec {
-            command: Some(lock.server_command.clone()),
-            args: lock.server_args.clone(),
-            url: lock.server_url.clone(),
-            ..ServerSpec::default()
+        let args: Vec<&str> = lock.server_args.iter().map(String::as_str).collect();
+        let server = match lock.server_url.as_deref() {
+            Some(url) if !url.is_empty() => ServerSpec::remote(url),
+            _ if !lock.server_command.is_empty() => ServerSpec::stdio(&lock.server_command, &args),
+            _ => ServerSpec::default(),
         };
-        if lock.server_url.as_deref() != Some("") {
+        if lock.server_url.as_deref() != Some("")
+            && (lock.server_url.is_some() || !lock.server_command.is_empty())
+        {
             assert_eq!(
                 coverage(&server, &[("l".into(), lock.clone())]),
                 crate::model::Coverage::Approved,
@@ -613,24 +630,32 @@ pub fn spec_from_bytes(data: &[u8]) -> (String, ServerSpec) {
         .split(|&b| b == 0)
         .map(|f| String::from_utf8_lossy(f).into_owned());
     let name = fields.next().unwrap_or_default();
-    let command = fields.next().filter(|c| !c.is_empty());
-    let url = fields.next().filter(|u| !u.is_empty());
-    let mut spec = ServerSpec {
-        command,
-        url,
-        ..ServerSpec::default()
+    let mut body = crate::protocol::ServerBody {
+        command: fields.next().filter(|c| !c.is_empty()),
+        url: fields.next().filter(|u| !u.is_empty()),
+        ..crate::protocol::ServerBody::default()
     };
     for f in fields {
         if let Some(e) = f.strip_prefix('\u{1}') {
             let (k, v) = e.split_once('=').unwrap_or((e, ""));
-            spec.env.push((k.into(), v.into()));
+            body.env.push((k.into(), v.into()));
         } else if let Some(h) = f.strip_prefix('\u{2}') {
             let (k, v) = h.split_once(':').unwrap_or((h, ""));
-            spec.headers.push((k.into(), v.trim_start().into()));
+            body.headers.push((k.into(), v.trim_start().into()));
         } else {
-            spec.args.push(f);
+            body.args.push(f);
         }
     }
+    // A URL makes the server remote, else a command makes it stdio: the reading
+    // of VS Code's `.mcp.json` reader, which expands nothing.
+    let file = crate::reading::FileReaders {
+        readers: &[crate::reading::Reader::VsCodeWorkspace],
+        known: crate::reading::expand::Known::default(),
+    };
+    let spec = crate::reading::read(body, &file)
+        .ok()
+        .and_then(|r| r.specs.into_iter().next())
+        .unwrap_or_default();
     (name, spec)
 }
 
@@ -748,7 +773,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
             );
         }
     }
-    for (k, v) in spec.env.iter().chain(&spec.headers) {
+    for (k, v) in spec.declared.env.iter().chain(&spec.declared.headers) {
         for secret in [k, v] {
             if has_vendor_secret(secret) {
                 assert!(
@@ -771,8 +796,8 @@ fn expected_argv(spec: &ServerSpec) -> Vec<Want> {
             .map(|c| safe_text_capped(c, ARGV_CAP))
             .unwrap_or_else(|| MISSING_COMMAND.to_string()),
     )];
-    let views = mask_args(&spec.args);
-    for (i, arg) in spec.args.iter().enumerate() {
+    let views = mask_args(spec.args());
+    for (i, arg) in spec.args().iter().enumerate() {
         out.push(match views.get(i) {
             Some(ArgView::Verbatim(_)) => Want::Shown(safe_text_capped(arg, ARGV_CAP)),
             _ => Want::Redacted,
@@ -1280,10 +1305,10 @@ mod tests {
     fn spec_fields_split_on_nul() {
         let (name, spec) = spec_from_bytes(b"gh\0npx\0\0-y\0\x01TOKEN=x\0\x02Auth: y");
         assert_eq!(name, "gh");
-        assert_eq!(spec.command.as_deref(), Some("npx"));
-        assert_eq!(spec.url, None);
-        assert_eq!(spec.args, ["-y"]);
-        assert_eq!(spec.env, [("TOKEN".into(), "x".into())]);
-        assert_eq!(spec.headers, [("Auth".into(), "y".into())]);
+        assert_eq!(spec.launch_command(), Some("npx"));
+        assert_eq!(spec.remote_url(), None);
+        assert_eq!(spec.args(), ["-y"]);
+        assert_eq!(spec.env(), [("TOKEN".into(), "x".into())]);
+        assert_eq!(spec.declared.headers, [("Auth".into(), "y".into())]);
     }
 }

@@ -26,6 +26,7 @@ pub mod model;
 pub mod parent;
 pub mod pin;
 pub mod protocol;
+pub mod reading;
 pub mod render;
 pub mod rules;
 pub mod safe_write;

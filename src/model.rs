@@ -7,37 +7,210 @@
 
 use crate::rules::{RuleId, Severity};
 
-/// One configured MCP server, as the client would launch or contact it.
-///
-/// `args`, `env` and `headers` keep the config's order. Only string values are
-/// accepted by the loaders: a config whose fields have other types is reported as
-/// an error rather than converted, so nothing here was re-spelled.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ServerSpec {
-    /// `command`: the program the client spawns (stdio servers).
-    pub command: Option<String>,
-    /// `args`: the program's arguments, verbatim.
+/// What one client starts for one server entry, read the way that client reads it
+/// (its transport rule, its field names, its variable expansion applied with every
+/// variable unset). Resolved once, in [`crate::reading`], and used by the engines,
+/// lock coverage, Next steps and `--pin` alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// A program the client spawns and talks to over stdio.
+    Stdio(StdioLaunch),
+    /// An endpoint the client connects to.
+    Remote(RemoteLaunch),
+    /// Neither a command nor an endpoint this client would use: it starts nothing
+    /// (and reports the entry as invalid).
+    Nothing,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioLaunch {
+    /// Never empty.
+    pub command: String,
     pub args: Vec<String>,
-    /// `url`: the endpoint of a remote (HTTP/SSE/WebSocket) server.
-    pub url: Option<String>,
-    /// `type` or `transport`, as written (e.g. `http`, `sse`, `stdio`).
-    pub transport: Option<String>,
-    /// `env`: environment given to a stdio server, in file order.
+    /// In file order; of a repeated key only the last copy.
     pub env: Vec<(String, String)>,
-    /// `headers` (Codex: `http_headers`): sent to a remote server, in file order.
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteLaunch {
+    pub transport: Transport,
+    /// Never empty.
+    pub url: String,
+    /// Headers the client sends, in file order; for Codex also the ones it builds
+    /// from environment variables (`Authorization: Bearer ${NAME}` for
+    /// `bearer_token_env_var`, `${NAME}` values for `env_http_headers`).
     pub headers: Vec<(String, String)>,
 }
 
+/// The remote transport a client uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Streamable HTTP (VS Code tries it first and falls back to SSE).
+    Http,
+    Sse,
+    WebSocket,
+    /// The client picks (an entry with a URL and no `type`).
+    Unspecified,
+}
+
+impl Launch {
+    /// The word `--inventory` and the docs use: `stdio`, `http`, `sse`, `ws`,
+    /// `remote`, `none`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Launch::Stdio(_) => "stdio",
+            Launch::Remote(r) => match r.transport {
+                Transport::Http => "http",
+                Transport::Sse => "sse",
+                Transport::WebSocket => "ws",
+                Transport::Unspecified => "remote",
+            },
+            Launch::Nothing => "none",
+        }
+    }
+}
+
+/// Where a server's reading came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The clients that read the entry this way (several when they agree).
+    pub readers: Vec<crate::reading::Reader>,
+    /// Variable references the launch depends on, as written (`${RUNNER:-npx}`).
+    pub variables: Vec<String>,
+    /// The command (stdio) or the URL (remote) contains a variable reference: what
+    /// runs depends on the environment the client starts in.
+    pub launch_varies: bool,
+    /// The entry is switched off in the file (Codex `enabled = false`, JSON
+    /// `disabled: true`): audited and shown, never counted as running.
+    pub disabled: bool,
+}
+
+/// One configured MCP server: one client's reading of one entry, plus the entry as
+/// written (so credentials in fields the reading ignores are still found). Built
+/// only by [`crate::reading`] from a checked record, or by the constructors below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    pub launch: Launch,
+    /// Every field as written, before expansion.
+    pub declared: std::sync::Arc<crate::protocol::ServerBody>,
+    pub origin: Origin,
+}
+
+impl Default for ServerSpec {
+    fn default() -> Self {
+        ServerSpec {
+            launch: Launch::Nothing,
+            declared: std::sync::Arc::default(),
+            origin: Origin::default(),
+        }
+    }
+}
+
 impl ServerSpec {
-    /// The URL when it is a non-empty string: the only case in which a server is
-    /// treated as remote by URL (the reference's rule).
-    pub fn remote_url(&self) -> Option<&str> {
-        self.url.as_deref().filter(|u| !u.is_empty())
+    /// A spec whose declared fields are exactly its launch (tests, fuzz targets).
+    pub fn from_launch(launch: Launch) -> ServerSpec {
+        let mut body = crate::protocol::ServerBody::default();
+        match &launch {
+            Launch::Stdio(s) => {
+                body.command = Some(s.command.clone());
+                body.args = s.args.clone();
+                body.env = s.env.clone();
+                if s.cwd.is_some() {
+                    body.extra = vec![crate::protocol::ServerExtra {
+                        cwd: s.cwd.clone(),
+                        ..crate::protocol::ServerExtra::default()
+                    }];
+                }
+            }
+            Launch::Remote(r) => {
+                body.url = Some(r.url.clone());
+                body.headers = r.headers.clone();
+            }
+            Launch::Nothing => {}
+        }
+        ServerSpec {
+            launch,
+            declared: std::sync::Arc::new(body),
+            origin: Origin::default(),
+        }
     }
 
-    /// The command when it is a non-empty string.
+    /// `command args…` over stdio.
+    pub fn stdio(command: &str, args: &[&str]) -> ServerSpec {
+        ServerSpec::from_launch(Launch::Stdio(StdioLaunch {
+            command: command.to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: Vec::new(),
+            cwd: None,
+        }))
+    }
+
+    /// An endpoint with no declared transport.
+    pub fn remote(url: &str) -> ServerSpec {
+        ServerSpec::from_launch(Launch::Remote(RemoteLaunch {
+            transport: Transport::Unspecified,
+            url: url.to_string(),
+            headers: Vec::new(),
+        }))
+    }
+
+    /// This spec with `env` set (stdio) and declared.
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> ServerSpec {
+        if let Launch::Stdio(s) = &mut self.launch {
+            s.env = env.clone();
+        }
+        std::sync::Arc::make_mut(&mut self.declared).env = env;
+        self
+    }
+
+    /// This spec with `headers` set (remote) and declared.
+    pub fn with_headers(mut self, headers: Vec<(String, String)>) -> ServerSpec {
+        if let Launch::Remote(r) = &mut self.launch {
+            r.headers = headers.clone();
+        }
+        std::sync::Arc::make_mut(&mut self.declared).headers = headers;
+        self
+    }
+
+    /// The endpoint, for a remote launch.
+    pub fn remote_url(&self) -> Option<&str> {
+        match &self.launch {
+            Launch::Remote(r) => Some(&r.url),
+            _ => None,
+        }
+    }
+
+    /// The program, for a stdio launch (never an empty one).
     pub fn launch_command(&self) -> Option<&str> {
-        self.command.as_deref().filter(|c| !c.is_empty())
+        match &self.launch {
+            Launch::Stdio(s) => Some(s.command.as_str()).filter(|c| !c.is_empty()),
+            _ => None,
+        }
+    }
+
+    /// The program's arguments (empty unless stdio).
+    pub fn args(&self) -> &[String] {
+        match &self.launch {
+            Launch::Stdio(s) => &s.args,
+            _ => &[],
+        }
+    }
+
+    /// The environment given to a stdio server (empty otherwise).
+    pub fn env(&self) -> &[(String, String)] {
+        match &self.launch {
+            Launch::Stdio(s) => &s.env,
+            _ => &[],
+        }
+    }
+
+    /// The headers sent to a remote server (empty otherwise).
+    pub fn headers(&self) -> &[(String, String)] {
+        match &self.launch {
+            Launch::Remote(r) => &r.headers,
+            _ => &[],
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use mcp_warden_sandbox::MessageShare;
 use serde::{Deserialize, Serialize};
 
 /// Bump on any change to the types in this module.
-pub const PAYLOAD_VERSION: u32 = 2;
+pub const PAYLOAD_VERSION: u32 = 3;
 
 /// Bounds the parent enforces on decoded records (and the child respects).
 pub mod bounds {
@@ -41,8 +41,12 @@ pub mod bounds {
 /// How a file's bytes are to be interpreted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FileFormat {
-    /// Strict JSON (RFC 8259): Claude Desktop, Cursor, Windsurf, `.mcp.json`.
+    /// Strict JSON (RFC 8259): Claude Desktop, Cursor, Windsurf.
     Json,
+    /// A workspace `.mcp.json`: strict JSON after an optional BOM (Claude Code strips
+    /// it), `mcpServers`; without an `mcpServers` key its top-level server-shaped
+    /// members are also read as a flat map of servers (recent VS Code).
+    McpJson,
     /// JSON with `//`, `/* */` comments and trailing commas: VS Code.
     Jsonc,
     /// `~/.claude.json`: top-level `mcpServers` plus `projects.<path>.mcpServers`.
@@ -92,6 +96,33 @@ pub enum ChildMessage {
 pub struct LoadError {
     pub kind: LoadErrorKind,
     pub message: String,
+    /// The construct that made the file unreadable for doctor when some client
+    /// still loads files with it (the parent names those clients).
+    pub construct: Option<Construct>,
+}
+
+/// A construct some client accepts and doctor refuses, so the parent can say which
+/// client would still load the refused file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Construct {
+    /// A leading UTF-8 byte order mark in strict JSON.
+    ByteOrderMark,
+    /// Bytes that are not UTF-8.
+    InvalidUtf8,
+    /// A `\u` escape of half a surrogate pair.
+    LoneSurrogate,
+    /// Nesting deeper than the format's bound.
+    DeepNesting,
+    /// A `//` or `/* */` comment in strict JSON.
+    Comment,
+    /// A comma before `]` or `}` in strict JSON.
+    TrailingComma,
+    /// A `__proto__` key in a file VS Code builds by assignment.
+    ProtoKey,
+    /// A dotted top-level key (`"servers.x"`) that an older VS Code splits.
+    DottedKey,
+    /// A duplicate key outside the server-bearing parts of the file.
+    DuplicateKey,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,6 +170,19 @@ pub enum ServerMap {
     McpServers,
     /// `servers` (VS Code's key).
     Servers,
+    /// A top-level member of a `.mcp.json` that has no `mcpServers` key (recent
+    /// VS Code reads such a file as a flat map of servers).
+    Flat,
+}
+
+/// Why one server entry is one of several declarations of the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Twin {
+    /// The name is under both `mcpServers` and `servers` with different bodies.
+    BothMaps,
+    /// The name is written more than once in the same map (or in repeated copies of
+    /// the map's key): clients keep the last copy.
+    DuplicateName,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,8 +190,8 @@ pub struct ServerEntry {
     pub map: ServerMap,
     /// The name exactly as written.
     pub name: String,
-    /// Declared under both maps with different bodies (WRD-DOCTOR-AMBIGUOUS-SERVER).
-    pub ambiguous: bool,
+    /// Declared more than once (WRD-DOCTOR-AMBIGUOUS-SERVER): every copy is sent.
+    pub twin: Option<Twin>,
     /// 1-based line and column (in Unicode code points) of the entry's key.
     pub line: u32,
     pub column: u32,
@@ -156,7 +200,9 @@ pub struct ServerEntry {
     pub body: Result<ServerBody, String>,
 }
 
-/// A server entry's fields, all strings exactly as written.
+/// A server entry's fields, all strings exactly as written (before any client's
+/// variable expansion). Which of them a client uses is decided in the parent
+/// (`crate::reading`), per client.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerBody {
     pub command: Option<String>,
@@ -165,7 +211,60 @@ pub struct ServerBody {
     /// `type`, else `transport`.
     pub transport: Option<String>,
     pub env: Vec<(String, String)>,
+    /// `headers` (Codex: `http_headers`).
     pub headers: Vec<(String, String)>,
+    /// The fields few entries have: at most one record, in a list rather than an
+    /// `Option` so that an entry without them costs one byte on the wire and one
+    /// empty list, not the record's whole size, against the decoded-size budget (a
+    /// file of 50,000 empty entries must fit its answer share).
+    pub extra: Vec<ServerExtra>,
+}
+
+/// The rarer fields of a server entry (see [`ServerBody::extra`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerExtra {
+    /// Windsurf's remote endpoint field.
+    pub server_url: Option<String>,
+    /// Gemini CLI's streamable-HTTP endpoint field.
+    pub http_url: Option<String>,
+    /// `cwd`: the stdio server's working directory.
+    pub cwd: Option<String>,
+    /// Claude Code's `headersHelper`: a shell command run at every connection.
+    pub headers_helper: Option<String>,
+    /// Codex `bearer_token_env_var`: the variable whose value is sent as a bearer token.
+    pub bearer_token_env_var: Option<String>,
+    /// Codex `bearer_token` (a literal; Codex refuses it).
+    pub bearer_token: Option<String>,
+    /// Codex `env_http_headers`: header name → environment variable name.
+    pub env_http_headers: Vec<(String, String)>,
+    /// JSON `disabled`.
+    pub disabled: Option<bool>,
+    /// Codex `enabled`.
+    pub enabled: Option<bool>,
+    /// Keys written more than once in this entry (clients keep the last copy, and so
+    /// do the fields above).
+    pub repeated_keys: Vec<String>,
+}
+
+/// The extra fields of an entry that has none.
+static NO_EXTRA: ServerExtra = ServerExtra {
+    server_url: None,
+    http_url: None,
+    cwd: None,
+    headers_helper: None,
+    bearer_token_env_var: None,
+    bearer_token: None,
+    env_http_headers: Vec::new(),
+    disabled: None,
+    enabled: None,
+    repeated_keys: Vec::new(),
+};
+
+impl ServerBody {
+    /// The rarer fields (all absent when the entry has none of them).
+    pub fn extra(&self) -> &ServerExtra {
+        self.extra.first().unwrap_or(&NO_EXTRA)
+    }
 }
 
 /// What doctor needs from a lock: the launch it pins and the digests that bind

@@ -129,8 +129,14 @@ rules! {
         "The launch command pip-installs a package without a pinned version.",
         "Pin the requirement (pkg==1.2.3), pin a git source to a full commit, or install from a requirements file with --require-hashes.";
     DoctorAmbiguousServer => "WRD-DOCTOR-AMBIGUOUS-SERVER", Medium,
-        "A server name is declared under both mcpServers and servers with different bodies.",
-        "Keep exactly one definition: a decoy in one map can hide the one the client loads.";
+        "A server entry can be read more than one way: its name is declared twice (under both mcpServers and servers, or twice in one map), it repeats a key, or its clients start different things from it.",
+        "Keep exactly one definition that says one thing: a decoy copy or reading can hide the one the client starts. doctor audits every copy and every reading.";
+    DoctorVariableLaunch => "WRD-DOCTOR-VARIABLE-LAUNCH", Medium,
+        "The launch command (or the URL) depends on a variable the client expands when it starts the server.",
+        "Write the command or URL literally. doctor audits the launch with every variable unset and defaults applied; with the variable set, the client starts something else.";
+    DoctorHeadersHelper => "WRD-DOCTOR-HEADERS-HELPER", Medium,
+        "A remote server's headersHelper is a shell command Claude Code runs at every connection.",
+        "Review the helper like a launch command; prefer static headers that reference the environment (${TOKEN}).";
     DoctorNoLock => "WRD-DOCTOR-NO-LOCK", Low,
         "No warden.lock pins this server's launch.",
         "Run the pin command printed under Next steps, review and commit the lock, then add the printed check step to CI.";
@@ -337,6 +343,12 @@ mod tests {
         Example { id: RuleId::DoctorAmbiguousServer,
             fires: r#"{"mcpServers": {"gh": {"url": "https://ok.example.com/mcp"}}, "servers": {"gh": {"url": "https://evil.example.com/mcp"}}}"#,
             fixed: r#"{"servers": {"gh": {"url": "https://ok.example.com/mcp"}}}"# },
+        Example { id: RuleId::DoctorVariableLaunch,
+            fires: r#".mcp.json: {"mcpServers": {"x": {"command": "${RUNNER:-npx}", "args": ["-y", "pkg@1.2.3"]}}}"#,
+            fixed: r#".mcp.json: {"mcpServers": {"x": {"command": "npx", "args": ["-y", "pkg@1.2.3"]}}}"# },
+        Example { id: RuleId::DoctorHeadersHelper,
+            fires: r#".mcp.json: {"mcpServers": {"x": {"type": "http", "url": "https://mcp.example.com/mcp", "headersHelper": "sh ./get-token.sh"}}}"#,
+            fixed: r#".mcp.json: {"mcpServers": {"x": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}"# },
         Example { id: RuleId::DoctorNoLock,
             fires: r#"{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.1.26"]}"#,
             fixed: "mcp-warden pin npx -y @modelcontextprotocol/server-memory@2026.1.26 --approve --approver you@example.com --lock memory.warden.lock" },
@@ -511,7 +523,7 @@ mod tests {
         let s = spec(json);
         let mut f = crate::engines::auth::audit_server("example", &s);
         if let Some(cmd) = s.launch_command() {
-            f.extend(crate::engines::supply::check_launch(cmd, &s.args));
+            f.extend(crate::engines::supply::check_launch(cmd, s.args()));
         }
         f.into_iter().map(|x| x.rule).collect()
     }

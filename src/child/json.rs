@@ -46,6 +46,7 @@
 use std::borrow::Cow;
 
 use super::position::line_col;
+use crate::protocol::Construct;
 
 /// Which dialect and which nesting bound.
 #[derive(Debug, Clone, Copy)]
@@ -56,6 +57,10 @@ pub(crate) struct Options {
     pub max_depth: usize,
     /// Which parts of the document to build (everything else is only validated).
     pub select: Select,
+    /// Keep every copy of a repeated key in the objects that are built (configs:
+    /// the loaders audit every copy of a server-bearing key) instead of refusing it.
+    /// Skipped objects refuse duplicates either way.
+    pub keep_duplicates: bool,
 }
 
 /// Which values the parser builds. A skipped value is validated exactly like a kept
@@ -135,10 +140,14 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// The member named `key` (keys are unique: duplicates are refused).
+    /// The member named `key`; of repeated keys the last one, as every client reads it.
     pub(crate) fn get(&self, key: &str) -> Option<&Value<'a>> {
         match self {
-            Value::Object(members) => members.iter().find(|m| m.key == key).map(|m| &m.value),
+            Value::Object(members) => members
+                .iter()
+                .rev()
+                .find(|m| m.key == key)
+                .map(|m| &m.value),
             _ => None,
         }
     }
@@ -194,8 +203,9 @@ pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
 pub(crate) struct SyntaxError {
     pub offset: usize,
     pub reason: String,
-    /// The nesting bound was exceeded (the text may be fine otherwise).
-    pub too_deep: bool,
+    /// The construct refused, when some JSON reader would accept it (the nesting
+    /// bound, a comment in strict JSON, ...).
+    pub construct: Option<Construct>,
 }
 
 /// Parse `text` from byte `start` (past a BOM the caller chose to skip).
@@ -251,7 +261,7 @@ impl<'a> Parser<'a> {
                 return Err(SyntaxError {
                     offset: self.pos,
                     reason: format!("nesting deeper than {} levels", self.opts.max_depth),
-                    too_deep: true,
+                    construct: Some(Construct::DeepNesting),
                 });
             }
             let mode = match stack.last() {
@@ -366,9 +376,11 @@ impl<'a> Parser<'a> {
                             value = Value::Object(Vec::new());
                         } else {
                             let members = std::mem::take(members);
-                            self.check_duplicates(members.len(), |i| {
-                                members.get(i).map(|m| (m.key.as_ref(), m.offset))
-                            })?;
+                            if !self.opts.keep_duplicates {
+                                self.check_duplicates(members.len(), |i| {
+                                    members.get(i).map(|m| (m.key.as_ref(), m.offset))
+                                })?;
+                            }
                             value = Value::Object(members);
                         }
                     }
@@ -419,7 +431,16 @@ impl<'a> Parser<'a> {
         SyntaxError {
             offset,
             reason,
-            too_deep: false,
+            construct: None,
+        }
+    }
+
+    /// An error for a construct some JSON reader accepts.
+    fn refused(&self, offset: usize, reason: String, construct: Construct) -> SyntaxError {
+        SyntaxError {
+            offset,
+            reason,
+            construct: Some(construct),
         }
     }
 
@@ -438,9 +459,10 @@ impl<'a> Parser<'a> {
                 self.skip_trivia()?;
                 if self.peek() == Some(close) {
                     if !self.opts.jsonc {
-                        return Err(self.error(
+                        return Err(self.refused(
                             comma,
                             format!("trailing commas are not allowed in JSON {LOOKS_LIKE_JSONC}"),
+                            Construct::TrailingComma,
                         ));
                     }
                     self.pos += 1;
@@ -539,9 +561,10 @@ impl<'a> Parser<'a> {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
                 Some(b'/') => match self.bytes.get(self.pos + 1) {
                     Some(b'/' | b'*') if !self.opts.jsonc => {
-                        return Err(self.error(
+                        return Err(self.refused(
                             self.pos,
                             format!("comments are not allowed in JSON {LOOKS_LIKE_JSONC}"),
+                            Construct::Comment,
                         ))
                     }
                     Some(b'/') => self.line_comment()?,
@@ -778,14 +801,20 @@ impl<'a> Parser<'a> {
                         (0x10000 + ((unit - 0xD800) << 10) + (lo - 0xDC00), i + 12)
                     }
                     _ => {
-                        return Err(
-                            self.error(i, format!("unpaired surrogate \\u{unit:04x} in a string"))
-                        )
+                        return Err(self.refused(
+                            i,
+                            format!("unpaired surrogate \\u{unit:04x} in a string"),
+                            Construct::LoneSurrogate,
+                        ))
                     }
                 }
             }
             0xDC00..=0xDFFF => {
-                return Err(self.error(i, format!("unpaired surrogate \\u{unit:04x} in a string")))
+                return Err(self.refused(
+                    i,
+                    format!("unpaired surrogate \\u{unit:04x} in a string"),
+                    Construct::LoneSurrogate,
+                ))
             }
             _ => (unit, i + 6),
         };
@@ -845,7 +874,7 @@ impl<'a> Parser<'a> {
             .and_then(&get)
             .map_or(0, |(_, o)| o);
         let offset = get(j).map_or(0, |(_, o)| o);
-        Err(self.error(
+        Err(self.refused(
             offset,
             format!(
                 "duplicate key \"{}\" (first at {}); clients keep only the last one, so the \
@@ -853,6 +882,7 @@ impl<'a> Parser<'a> {
                 excerpt(name),
                 self.at(first)
             ),
+            Construct::DuplicateKey,
         ))
     }
 
@@ -901,11 +931,13 @@ mod tests {
         jsonc: false,
         max_depth: 128,
         select: Select::All,
+        keep_duplicates: false,
     };
     const JSONC: Options = Options {
         jsonc: true,
         max_depth: 128,
         select: Select::All,
+        keep_duplicates: false,
     };
 
     fn ok(text: &str, opts: Options) -> Value<'_> {
@@ -1119,6 +1151,7 @@ mod tests {
             jsonc: false,
             max_depth: 512,
             select: Select::All,
+            keep_duplicates: false,
         };
         let _ = ok(&nest(513), lock);
         let _ = err(&nest(514), lock);

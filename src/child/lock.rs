@@ -66,33 +66,38 @@ pub(crate) fn read_lock_record(text: &str) -> Result<LockRecord, LoadError> {
             message: "invalid JSON at line 1 column 1: the file starts with a UTF-8 byte order \
                       mark (BOM), which strict JSON does not allow"
                 .into(),
+            construct: None,
         });
     }
     let opts = Options {
         jsonc: false,
         max_depth: MAX_LOCK_DEPTH,
         select: Select::All,
+        keep_duplicates: false,
     };
     let doc = json::parse(text, 0, opts).map_err(|e| {
         let (line, col) = line_col(text, e.offset);
-        if e.too_deep {
+        if e.construct == Some(crate::protocol::Construct::DeepNesting) {
             LoadError {
                 kind: LoadErrorKind::TooDeep,
                 message: format!(
                     "lock exceeds the nesting bound: {} (line {line} column {col})",
                     e.reason
                 ),
+                construct: None,
             }
         } else {
             LoadError {
                 kind: LoadErrorKind::Syntax,
                 message: format!("invalid JSON at line {line} column {col}: {}", e.reason),
+                construct: None,
             }
         }
     })?;
     let record = record(&doc).map_err(|m| LoadError {
         kind: LoadErrorKind::Shape,
         message: m,
+        construct: None,
     });
     // The tree is freed here, lock by lock: a run reads up to a thousand locks and
     // must not keep their trees until it exits.

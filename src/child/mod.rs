@@ -21,7 +21,9 @@
 
 use std::io::Read;
 
-use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, ParsedConfig};
+use crate::protocol::{
+    ChildMessage, Construct, FileFormat, LoadError, LoadErrorKind, ParsedConfig,
+};
 
 pub(crate) mod json;
 pub(crate) mod lock;
@@ -67,12 +69,13 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
     let text = std::str::from_utf8(bytes).map_err(|e| LoadError {
         kind: LoadErrorKind::Read,
         message: format!("not valid UTF-8 at byte {}", e.valid_up_to()),
+        construct: Some(Construct::InvalidUtf8),
     });
     match format {
         FileFormat::Lock => ChildMessage::Lock(text.and_then(lock::read_lock)),
         FileFormat::LockRecord => ChildMessage::LockRecord(text.and_then(lock::read_lock_record)),
         FileFormat::CodexToml => ChildMessage::Config(text.and_then(toml::codex_config)),
-        FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson => {
+        FileFormat::Json | FileFormat::McpJson | FileFormat::Jsonc | FileFormat::ClaudeJson => {
             ChildMessage::Config(text.and_then(|t| json_config(t, format, disposal)))
         }
     }
@@ -103,11 +106,13 @@ pub fn read_capped(
         .map_err(|e| LoadError {
             kind: LoadErrorKind::Read,
             message: format!("read failed: {e}"),
+            construct: None,
         })?;
     if u64::try_from(buf.len()).map_or(true, |n| n > cap) {
         return Err(LoadError {
             kind: LoadErrorKind::TooLarge,
             message: format!("larger than the {cap}-byte cap"),
+            construct: None,
         });
     }
     Ok(buf)
@@ -121,20 +126,34 @@ fn json_config(
     let jsonc = format == FileFormat::Jsonc;
     let dialect = if jsonc { "JSONC" } else { "JSON" };
     let bom = text.starts_with('\u{FEFF}');
-    if bom && !jsonc {
+    // VS Code and Claude Code strip a BOM before parsing; the other JSON clients'
+    // readers are not known to, and Node's `JSON.parse` refuses one.
+    let bom_stripped = matches!(
+        format,
+        FileFormat::Jsonc | FileFormat::ClaudeJson | FileFormat::McpJson
+    );
+    if bom && !bom_stripped {
         return Err(LoadError {
             kind: LoadErrorKind::Syntax,
             message: "invalid JSON at line 1 column 1: the file starts with a UTF-8 byte order \
                       mark (BOM), which strict JSON does not allow"
                 .into(),
+            construct: Some(Construct::ByteOrderMark),
         });
     }
     let opts = json::Options {
         jsonc,
         max_depth: crate::protocol::bounds::MAX_CONFIG_DEPTH,
-        select: json::Select::Config {
-            claude: format == FileFormat::ClaudeJson,
+        // A `.mcp.json` may be read flat (every top-level member a server), so all
+        // of it is built; it is a small project file.
+        select: if format == FileFormat::McpJson {
+            json::Select::All
+        } else {
+            json::Select::Config {
+                claude: format == FileFormat::ClaudeJson,
+            }
         },
+        keep_duplicates: true,
     };
     let start = if bom { '\u{FEFF}'.len_utf8() } else { 0 };
     let doc = json::parse(text, start, opts).map_err(|e| {
@@ -145,9 +164,10 @@ fn json_config(
                 "invalid {dialect} at line {line} column {col}: {}",
                 e.reason
             ),
+            construct: e.construct,
         }
     })?;
-    let config = servers::json_config(text, &doc, format == FileFormat::ClaudeJson);
+    let config = servers::json_config(text, &doc, format);
     if disposal == TreeDisposal::LeaveToExit {
         std::mem::forget(doc);
     }

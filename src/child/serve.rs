@@ -67,7 +67,11 @@ pub fn serve() -> ! {
 
 /// An error answer of the job's kind.
 fn failed(format: FileFormat, kind: LoadErrorKind, message: String) -> ChildMessage {
-    let error = LoadError { kind, message };
+    let error = LoadError {
+        kind,
+        message,
+        construct: None,
+    };
     match format {
         FileFormat::Lock => ChildMessage::Lock(Err(error)),
         FileFormat::LockRecord => ChildMessage::LockRecord(Err(error)),

@@ -10,6 +10,18 @@
 //! * A name under both maps with a structurally equal body (member order ignored,
 //!   numbers compared as the JavaScript clients compare them) keeps only the
 //!   `mcpServers` copy; with different bodies both are kept and both are flagged.
+//! * Repeated keys: every client keeps the last copy of a key, so a repeated
+//!   server-bearing key is where a decoy hides. Every copy of a repeated
+//!   `mcpServers`/`servers` key is read, and every copy of a repeated server name
+//!   is sent, flagged [`Twin::DuplicateName`]. Inside an entry the last copy of a
+//!   field is used (what the clients run) and the repeated field is recorded in
+//!   `repeated_keys`. Repeated keys in parts no loader reads stay a syntax error.
+//! * A `.mcp.json` without `mcpServers` is also read flat (recent VS Code): every
+//!   other top-level object with a launch-shaped key is an entry ([`ServerMap::Flat`]).
+//! * VS Code files (JSONC): a `__proto__` key anywhere in the parts read, or a
+//!   dotted top-level `servers.`/`mcpServers.`/`inputs.` key, refuses the file with
+//!   the construct named: VS Code's object building gives them a meaning no other
+//!   reader sees.
 //! * An entry is never dropped: a non-object entry or a wrong-typed field becomes
 //!   `body: Err(reason)`. Numbers and booleans are never turned into strings.
 //! * `null` for an optional field counts as absent, like a `null` map.
@@ -27,7 +39,8 @@ use crate::protocol::bounds::{
     MAX_ENTRIES_PER_SERVER, MAX_SECTIONS_PER_FILE, MAX_SERVERS_PER_FILE, MAX_STRING_BYTES,
 };
 use crate::protocol::{
-    LoadError, LoadErrorKind, ParsedConfig, Section, ServerBody, ServerEntry, ServerMap,
+    Construct, FileFormat, LoadError, LoadErrorKind, ParsedConfig, Section, ServerBody,
+    ServerEntry, ServerExtra, ServerMap, Twin,
 };
 
 /// A document node the body extractor can read: a JSON value or a TOML value.
@@ -39,7 +52,11 @@ pub(crate) trait Node {
     fn is_map(&self) -> bool;
     fn items(&self) -> Option<Vec<&Self>>;
     fn entries(&self) -> Option<Vec<(&str, &Self)>>;
+    /// The member named `key`; of repeated keys the last, as clients read it.
     fn field(&self, key: &str) -> Option<&Self>;
+    fn as_bool(&self) -> Option<bool>;
+    /// Keys written more than once in this map (each once, in file order).
+    fn repeated_keys(&self) -> Vec<&str>;
 }
 
 impl Node for Value<'_> {
@@ -72,6 +89,30 @@ impl Node for Value<'_> {
     fn field(&self, key: &str) -> Option<&Self> {
         self.get(key)
     }
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn repeated_keys(&self) -> Vec<&str> {
+        match self {
+            Value::Object(members) => repeated(members.iter().map(|m| m.key.as_ref())),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Keys that occur more than once, each once, in the order of their second copy.
+pub(crate) fn repeated<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<&'k str> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for k in keys {
+        if !seen.insert(k) && !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
 }
 
 /// Which file language the entry came from: it decides the header key and the
@@ -120,7 +161,24 @@ fn string_field<N: Node>(entry: &N, key: &str) -> Result<Option<String>, String>
     }
 }
 
-fn map_field<N: Node>(entry: &N, key: &str, d: Dialect) -> Result<Vec<(String, String)>, String> {
+fn bool_field<N: Node>(entry: &N, key: &str) -> Result<Option<bool>, String> {
+    match present(entry.field(key)) {
+        None => Ok(None),
+        Some(v) => match v.as_bool() {
+            Some(b) => Ok(Some(b)),
+            None => Err(format!("{key} must be a boolean (it is {})", v.kind())),
+        },
+    }
+}
+
+/// A string map, with the last copy of a repeated key kept (as clients keep it);
+/// each repeated key is added to `repeated` as `<map>.<key>`.
+fn map_field<N: Node>(
+    entry: &N,
+    key: &str,
+    d: Dialect,
+    repeated: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, String> {
     let Some(v) = present(entry.field(key)) else {
         return Ok(Vec::new());
     };
@@ -136,11 +194,11 @@ fn map_field<N: Node>(entry: &N, key: &str, d: Dialect) -> Result<Vec<(String, S
             "{key} has more than {MAX_ENTRIES_PER_SERVER} entries"
         ));
     }
-    let mut out = Vec::with_capacity(entries.len());
+    let mut out: Vec<(String, String)> = Vec::with_capacity(entries.len());
     for (k, val) in entries {
         let name = bounded(&format!("a key in {key}"), k)?;
-        match val.as_str() {
-            Some(s) => out.push((name, bounded(&format!("{key}.{}", excerpt(k)), s)?)),
+        let value = match val.as_str() {
+            Some(s) => bounded(&format!("{key}.{}", excerpt(k)), s)?,
             None => {
                 return Err(format!(
                     "{key}.{} must be a string (it is {})",
@@ -148,12 +206,23 @@ fn map_field<N: Node>(entry: &N, key: &str, d: Dialect) -> Result<Vec<(String, S
                     val.kind()
                 ))
             }
+        };
+        // At most 4,096 entries: a linear search per key is bounded.
+        if let Some(i) = out.iter().position(|(n, _)| *n == name) {
+            out.remove(i);
+            let what = format!("{key}.{}", excerpt(k));
+            if !repeated.contains(&what) {
+                repeated.push(what);
+            }
         }
+        out.push((name, value));
     }
     Ok(out)
 }
 
-/// The typed body of one server entry, or why its shape is wrong.
+/// The typed body of one server entry, or why its shape is wrong. Every field any
+/// client reads is kept as written; `crate::reading` decides, per client, which
+/// of them make the launch.
 pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, String> {
     if !entry.is_map() {
         return Err(format!(
@@ -162,6 +231,11 @@ pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, 
             entry.kind()
         ));
     }
+    let mut repeated: Vec<String> = entry
+        .repeated_keys()
+        .into_iter()
+        .map(excerpt)
+        .collect();
     let mut body = ServerBody {
         command: string_field(entry, "command")?,
         ..ServerBody::default()
@@ -192,14 +266,35 @@ pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, 
         }
     }
     body.url = string_field(entry, "url")?;
-    if d == Dialect::Json {
-        body.transport = match string_field(entry, "type")? {
-            Some(t) => Some(t),
-            None => string_field(entry, "transport")?,
-        };
+    body.env = map_field(entry, "env", d, &mut repeated)?;
+    body.headers = map_field(entry, d.headers_key(), d, &mut repeated)?;
+    let mut extra = ServerExtra {
+        cwd: string_field(entry, "cwd")?,
+        ..ServerExtra::default()
+    };
+    match d {
+        Dialect::Json => {
+            body.transport = match string_field(entry, "type")? {
+                Some(t) => Some(t),
+                None => string_field(entry, "transport")?,
+            };
+            extra.server_url = string_field(entry, "serverUrl")?;
+            extra.http_url = string_field(entry, "httpUrl")?;
+            extra.headers_helper = string_field(entry, "headersHelper")?;
+            extra.disabled = bool_field(entry, "disabled")?;
+        }
+        Dialect::Toml => {
+            extra.bearer_token_env_var = string_field(entry, "bearer_token_env_var")?;
+            extra.bearer_token = string_field(entry, "bearer_token")?;
+            extra.env_http_headers = map_field(entry, "env_http_headers", d, &mut repeated)?;
+            extra.enabled = bool_field(entry, "enabled")?;
+        }
     }
-    body.env = map_field(entry, "env", d)?;
-    body.headers = map_field(entry, d.headers_key(), d)?;
+    repeated.truncate(MAX_ENTRIES_PER_SERVER);
+    extra.repeated_keys = repeated;
+    if extra != ServerExtra::default() {
+        body.extra = vec![extra];
+    }
     Ok(body)
 }
 
@@ -208,7 +303,7 @@ pub(crate) struct Found {
     pub map: ServerMap,
     pub name: String,
     pub offset: usize,
-    pub ambiguous: bool,
+    pub twin: Option<Twin>,
     pub body: Result<ServerBody, String>,
 }
 
@@ -219,6 +314,15 @@ pub(crate) fn shape(message: String) -> LoadError {
     LoadError {
         kind: LoadErrorKind::Shape,
         message,
+        construct: None,
+    }
+}
+
+fn refused(message: String, construct: Construct) -> LoadError {
+    LoadError {
+        kind: LoadErrorKind::Shape,
+        message,
+        construct: Some(construct),
     }
 }
 
@@ -232,76 +336,201 @@ fn checked_name(text: &str, name: &str, offset: usize, what: &str) -> Result<Str
     Ok(name.to_string())
 }
 
-fn map_of<'v, 'a>(doc: &'v Value<'a>, key: &str) -> Result<Option<&'v [Member<'a>]>, LoadError> {
-    match doc.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Object(members)) => Ok(Some(members)),
-        Some(other) => Err(shape(format!(
-            "{key} must be an object (it is {})",
-            other.kind()
-        ))),
+/// Every copy of the map `key` in `doc`, in file order: a repeated `mcpServers` key
+/// is a decoy for whichever copy a reader skips, so each copy is read.
+fn maps_of<'v, 'a>(doc: &'v Value<'a>, key: &str) -> Result<Vec<&'v [Member<'a>]>, LoadError> {
+    let Value::Object(members) = doc else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for m in members.iter().filter(|m| m.key == key) {
+        match &m.value {
+            Value::Null => {}
+            Value::Object(inner) => out.push(inner.as_slice()),
+            other => {
+                return Err(shape(format!(
+                    "{key} must be an object (it is {})",
+                    other.kind()
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a top-level member of a `.mcp.json` without `mcpServers` is read as a
+/// server by the flat reading: an object with a launch-shaped key.
+fn looks_like_server(value: &Value<'_>) -> bool {
+    ["command", "url", "type", "serverUrl", "httpUrl"]
+        .iter()
+        .any(|k| value.get(k).is_some())
+}
+
+/// Entries of one map kind (every copy of the key), with repeated names flagged.
+fn entries_of(
+    text: &str,
+    maps: &[&[Member<'_>]],
+    map: ServerMap,
+    out: &mut Vec<Found>,
+) -> Result<(), LoadError> {
+    let first = out.len();
+    for members in maps {
+        for m in members.iter() {
+            out.push(Found {
+                map,
+                name: checked_name(text, &m.key, m.offset, "server name")?,
+                offset: m.offset,
+                twin: None,
+                body: server_body(&m.value, Dialect::Json),
+            });
+        }
+    }
+    flag_repeated_names(out.get_mut(first..).unwrap_or_default());
+    Ok(())
+}
+
+/// Mark every copy of a name that occurs more than once.
+fn flag_repeated_names(found: &mut [Found]) {
+    let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+    let repeated: std::collections::HashSet<String> = repeated(names.into_iter())
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    if repeated.is_empty() {
+        return;
+    }
+    for f in found.iter_mut() {
+        if repeated.contains(&f.name) {
+            f.twin = Some(Twin::DuplicateName);
+        }
     }
 }
 
-/// The union of `mcpServers` and `servers` in one object.
-fn union(text: &str, doc: &Value<'_>) -> Result<Vec<Found>, LoadError> {
-    let mcp = map_of(doc, "mcpServers")?.unwrap_or_default();
-    let vsc = map_of(doc, "servers")?.unwrap_or_default();
-    let mut found: Vec<Found> = Vec::with_capacity(mcp.len() + vsc.len());
-    for m in mcp {
-        found.push(Found {
-            map: ServerMap::McpServers,
-            name: checked_name(text, &m.key, m.offset, "server name")?,
-            offset: m.offset,
-            ambiguous: false,
-            body: server_body(&m.value, Dialect::Json),
-        });
-    }
-    if vsc.is_empty() {
-        return Ok(found);
-    }
-    // Names are unique within a map (duplicate keys are refused by the parser).
-    let mut by_name: Vec<(&str, usize)> = mcp
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.key.as_ref(), i))
-        .collect();
-    by_name.sort_unstable();
-    for m in vsc {
-        let twin = by_name
-            .binary_search_by(|(n, _)| (*n).cmp(m.key.as_ref()))
-            .ok()
-            .and_then(|i| by_name.get(i))
-            .map(|&(_, i)| i);
-        let mut ambiguous = false;
-        if let Some(i) = twin {
-            if mcp
-                .get(i)
-                .is_some_and(|other| same_value(&other.value, &m.value))
-            {
-                continue;
+/// The union of `mcpServers` and `servers` in one object (every copy of each key),
+/// plus, for a `.mcp.json` without `mcpServers`, the flat reading of its other
+/// top-level members.
+fn union(text: &str, doc: &Value<'_>, flat: bool) -> Result<Vec<Found>, LoadError> {
+    let mcp = maps_of(doc, "mcpServers")?;
+    let vsc = maps_of(doc, "servers")?;
+    let mut found: Vec<Found> = Vec::new();
+    entries_of(text, &mcp, ServerMap::McpServers, &mut found)?;
+    if !vsc.is_empty() {
+        let mut servers = Vec::new();
+        entries_of(text, &vsc, ServerMap::Servers, &mut servers)?;
+        // The last copy of each `mcpServers` name, for the both-maps comparison.
+        let mcp_members: Vec<&Member<'_>> = mcp.iter().flat_map(|m| m.iter()).collect();
+        let mut by_name: Vec<(&str, usize)> = mcp_members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.key.as_ref(), i))
+            .collect();
+        // Stable: among equal names the last index sorts last.
+        by_name.sort_by(|a, b| a.0.cmp(b.0));
+        let vsc_members: Vec<&Member<'_>> = vsc.iter().flat_map(|m| m.iter()).collect();
+        for (entry, member) in servers.into_iter().zip(vsc_members) {
+            let lo = by_name.partition_point(|(n, _)| *n < member.key.as_ref());
+            let hi = by_name.partition_point(|(n, _)| *n <= member.key.as_ref());
+            let twins = by_name.get(lo..hi).unwrap_or_default();
+            let mut entry = entry;
+            if let Some(&(_, last)) = twins.last() {
+                let single = twins.len() == 1 && entry.twin.is_none();
+                if single
+                    && mcp_members
+                        .get(last)
+                        .is_some_and(|other| same_value(&other.value, &member.value))
+                {
+                    continue;
+                }
+                if entry.twin.is_none() {
+                    entry.twin = Some(Twin::BothMaps);
+                }
+                for &(_, i) in twins {
+                    if let Some(f) = found.get_mut(i) {
+                        if f.twin.is_none() {
+                            f.twin = Some(Twin::BothMaps);
+                        }
+                    }
+                }
             }
-            ambiguous = true;
-            if let Some(f) = found.get_mut(i) {
-                f.ambiguous = true;
-            }
+            found.push(entry);
         }
-        found.push(Found {
-            map: ServerMap::Servers,
-            name: checked_name(text, &m.key, m.offset, "server name")?,
-            offset: m.offset,
-            ambiguous,
-            body: server_body(&m.value, Dialect::Json),
-        });
+    }
+    if flat && mcp.is_empty() {
+        if let Value::Object(members) = doc {
+            let first = found.len();
+            for m in members
+                .iter()
+                .filter(|m| m.key != "servers" && m.key != "mcpServers")
+                .filter(|m| matches!(m.value, Value::Object(_)) && looks_like_server(&m.value))
+            {
+                found.push(Found {
+                    map: ServerMap::Flat,
+                    name: checked_name(text, &m.key, m.offset, "server name")?,
+                    offset: m.offset,
+                    twin: None,
+                    body: server_body(&m.value, Dialect::Json),
+                });
+            }
+            flag_repeated_names(found.get_mut(first..).unwrap_or_default());
+        }
     }
     Ok(found)
 }
 
-/// Sections of a JSON or JSONC config (`claude` for `~/.claude.json`).
+/// VS Code builds its objects by assignment, so a `__proto__` key sets an object's
+/// prototype instead of adding a member: servers can hide in it, and fields can be
+/// inherited by an entry. An older VS Code also splits dotted top-level keys into
+/// nested ones. Neither is modelled: the file is refused, naming the construct.
+fn refuse_vscode_constructs(text: &str, doc: &Value<'_>) -> Result<(), LoadError> {
+    if let Value::Object(members) = doc {
+        for m in members {
+            let head = m.key.split('.').next().unwrap_or_default();
+            if m.key.contains('.') && matches!(head, "servers" | "mcpServers" | "inputs") {
+                let (line, col) = line_col(text, m.offset);
+                return Err(refused(
+                    format!(
+                        "the top-level key \"{}\" at line {line} column {col} has a dot; VS Code \
+                         1.99 to 1.101 split it into nested keys, so it may declare servers doctor \
+                         cannot see; write it as nested objects",
+                        excerpt(&m.key)
+                    ),
+                    Construct::DottedKey,
+                ));
+            }
+        }
+    }
+    // Iterative walk over the built tree (bounded by the parser's depth limit).
+    let mut stack: Vec<&Value<'_>> = vec![doc];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(members) => {
+                for m in members {
+                    if m.key == "__proto__" {
+                        let (line, col) = line_col(text, m.offset);
+                        return Err(refused(
+                            format!(
+                                "a \"__proto__\" key at line {line} column {col}; VS Code reads it \
+                                 as the object's prototype, so servers or fields can hide in it; \
+                                 remove or rename the key"
+                            ),
+                            Construct::ProtoKey,
+                        ));
+                    }
+                    stack.push(&m.value);
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Sections of a JSON or JSONC config.
 pub(crate) fn json_config(
     text: &str,
     doc: &Value<'_>,
-    claude: bool,
+    format: FileFormat,
 ) -> Result<ParsedConfig, LoadError> {
     if !matches!(doc, Value::Object(_)) {
         return Err(shape(format!(
@@ -309,12 +538,16 @@ pub(crate) fn json_config(
             doc.kind()
         )));
     }
+    if format == FileFormat::Jsonc {
+        refuse_vscode_constructs(text, doc)?;
+    }
+    let flat = format == FileFormat::McpJson;
     let mut sections: Vec<PendingSection> = Vec::new();
-    if !claude {
-        sections.push((None, Ok(union(text, doc)?)));
+    if format != FileFormat::ClaudeJson {
+        sections.push((None, Ok(union(text, doc, flat)?)));
         return finish(text, sections);
     }
-    sections.push((None, union(text, doc)));
+    sections.push((None, union(text, doc, false)));
     let projects = match doc.get("projects") {
         None | Some(Value::Null) => &[][..],
         Some(Value::Object(members)) => members.as_slice(),
@@ -329,7 +562,7 @@ pub(crate) fn json_config(
         if !matches!(p.value, Value::Object(_)) {
             continue;
         }
-        let servers = union(text, &p.value);
+        let servers = union(text, &p.value, false);
         if matches!(&servers, Ok(found) if found.is_empty()) {
             continue;
         }
@@ -372,7 +605,7 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
                         ServerEntry {
                             map: f.map,
                             name: f.name,
-                            ambiguous: f.ambiguous,
+                            twin: f.twin,
                             line,
                             column,
                             body: f.body,

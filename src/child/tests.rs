@@ -178,7 +178,7 @@ fn t45_vscode_decoy_mcpservers_does_not_hide_the_servers_map() {
     assert_eq!(names(&s), ["gh", "gh"]);
     assert_eq!(s[0].map, ServerMap::McpServers);
     assert_eq!(s[1].map, ServerMap::Servers);
-    assert!(s[0].ambiguous && s[1].ambiguous);
+    assert!(s[0].twin.is_some() && s[1].twin.is_some());
     assert_eq!(
         body(&s[0]).headers,
         [("Authorization".to_string(), "Bearer ${T}".to_string())]
@@ -196,7 +196,7 @@ fn t46_identical_entries_under_both_keys_dedupe_silently() {
         r#"{"mcpServers": {"gh": {"url": "https://h.example.com"}}, "servers": {"gh": {"url": "https://h.example.com"}}}"#,
     );
     assert_eq!(names(&s), ["gh"]);
-    assert!(!s[0].ambiguous);
+    assert!(s[0].twin.is_none());
     assert_eq!(s[0].map, ServerMap::McpServers);
     // Member order and number spelling do not make bodies different.
     let s = servers(
@@ -210,7 +210,7 @@ fn t46_identical_entries_under_both_keys_dedupe_silently() {
         r#"{"mcpServers": {"a": {"url": "u"}}, "servers": {"a": {"url": "u", "env": {}}}}"#,
     );
     assert_eq!(s.len(), 2);
-    assert!(s.iter().all(|e| e.ambiguous));
+    assert!(s.iter().all(|e| e.twin.is_some()));
 }
 
 #[test]
@@ -234,7 +234,7 @@ fn t52_user_named_hash_servers_entry_is_neither_dropped_nor_flagged() {
     );
     let got: Vec<(ServerMap, &str, bool, Option<&str>)> = s
         .iter()
-        .map(|e| (e.map, e.name.as_str(), e.ambiguous, body(e).url.as_deref()))
+        .map(|e| (e.map, e.name.as_str(), e.twin.is_some(), body(e).url.as_deref()))
         .collect();
     assert_eq!(
         got,
@@ -268,7 +268,7 @@ fn t53_user_named_hash_servers_alone_is_not_flagged_ambiguous() {
         r#"{"mcpServers": {"x#servers": {"url": "https://h.example.com", "headers": {"Authorization": "Bearer ${T}"}}}}"#,
     );
     assert_eq!(names(&s), ["x#servers"]);
-    assert!(!s[0].ambiguous);
+    assert!(s[0].twin.is_none());
 }
 
 #[test]
@@ -332,7 +332,13 @@ fn bom_is_refused_in_strict_json_and_skipped_in_jsonc() {
     let e = err(JSON, text);
     assert_eq!(e.kind, LoadErrorKind::Syntax);
     assert!(e.message.contains("byte order mark"));
-    let _ = err(CLAUDE, text);
+    // Claude Code strips a BOM before JSON.parse: ~/.claude.json and .mcp.json too.
+    assert_eq!(names(&servers(CLAUDE, text)), ["a"]);
+    assert_eq!(names(&servers(FileFormat::McpJson, text)), ["a"]);
+    assert_eq!(
+        err(JSON, text).construct,
+        Some(crate::protocol::Construct::ByteOrderMark)
+    );
     let s = servers(JSONC, text);
     assert_eq!(names(&s), ["a"]);
     // The BOM is not a column.
@@ -454,28 +460,32 @@ fn strings_must_be_strict_json_in_both_dialects() {
 }
 
 #[test]
-fn duplicate_keys_are_syntax_errors_naming_the_key() {
+fn repeated_server_bearing_keys_keep_every_copy() {
+    // A repeated server name: every copy is sent, each flagged.
     for f in [JSON, JSONC, CLAUDE] {
-        let e = err(
+        let s = servers(
             f,
             "{\"mcpServers\": {\"gh\": {\"url\": \"https://a\"},\n  \"gh\": {\"url\": \"http://evil\"}}}",
         );
-        assert_eq!(e.kind, LoadErrorKind::Syntax);
-        assert!(e.message.starts_with("invalid JSON"), "{}", e.message);
-        assert!(
-            e.message
-                .contains("line 2 column 3: duplicate key \"gh\" (first at line 1 column 17)"),
-            "{}",
-            e.message
-        );
+        assert_eq!(names(&s), ["gh", "gh"]);
+        assert!(s.iter().all(|e| e.twin == Some(crate::protocol::Twin::DuplicateName)));
+        assert_eq!(body(&s[1]).url.as_deref(), Some("http://evil"));
+        assert_eq!((s[1].line, s[1].column), (2, 3));
     }
-    let e = err(JSON, r#"{"mcpServers": {}, "mcpServers": {"a": {}}}"#);
-    assert!(e.message.contains("duplicate key \"mcpServers\""));
-    let e = err(
+    // A repeated map key: the servers of every copy.
+    let s = servers(
         JSON,
-        r#"{"mcpServers": {"a": {"env": {"K": "1", "K": "2"}}}}"#,
+        r#"{"mcpServers": {"a": {"command": "ok"}}, "mcpServers": {"b": {"command": "sh"}}}"#,
     );
-    assert!(e.message.contains("duplicate key \"K\""));
+    assert_eq!(names(&s), ["a", "b"]);
+    // A repeated field: the last copy, as every client reads it, and the key recorded.
+    let s = servers(
+        JSON,
+        r#"{"mcpServers": {"a": {"command": "npx", "command": "sh", "env": {"K": "1", "K": "2"}}}}"#,
+    );
+    assert_eq!(body(&s[0]).command.as_deref(), Some("sh"));
+    assert_eq!(body(&s[0]).env, [("K".to_string(), "2".to_string())]);
+    assert_eq!(body(&s[0]).extra().repeated_keys, ["command", "env.K"]);
 }
 
 #[test]
@@ -517,7 +527,7 @@ fn skipped_parts_are_validated_like_kept_ones() {
                 "expected ','",
             ),
             (
-                r#"{"projects": {"/p": {"k": 1, "k": 2, "mcpServers": {}}}}"#,
+                r#"{"projects": {"/p": {"history": {"k": 1, "k": 2}, "mcpServers": {}}}}"#,
                 "duplicate key \"k\"",
             ),
         ];
@@ -662,6 +672,7 @@ fn full_body_in_file_order() {
                 ("Z".into(), "z".into()),
                 ("Authorization".into(), "Bearer ${T}".into())
             ],
+            ..ServerBody::default()
         }
     );
 }
@@ -784,10 +795,10 @@ fn claude_json_project_union_and_ambiguity_are_per_section() {
         CLAUDE,
         r#"{"mcpServers": {"x": {"url": "a"}}, "projects": {"/p": {"mcpServers": {"x": {"url": "b"}}, "servers": {"x": {"url": "c"}}}}}"#,
     );
-    assert!(!c.sections[0].servers[0].ambiguous);
+    assert!(c.sections[0].servers[0].twin.is_none());
     let p = &c.sections[1].servers;
     assert_eq!(p.len(), 2);
-    assert!(p.iter().all(|e| e.ambiguous));
+    assert!(p.iter().all(|e| e.twin.is_some()));
 }
 
 // --- positions -------------------------------------------------------------------
@@ -881,7 +892,7 @@ bearer_token_env_var = "TOKEN"
     );
     assert!(s
         .iter()
-        .all(|e| e.map == ServerMap::McpServers && !e.ambiguous));
+        .all(|e| e.map == ServerMap::McpServers && e.twin.is_none()));
 }
 
 #[test]
@@ -1437,6 +1448,7 @@ fn bench() {
                 jsonc: false,
                 max_depth: 128,
                 select: super::json::Select::All,
+                keep_duplicates: false,
             },
         )
         .unwrap()
@@ -1471,6 +1483,7 @@ fn bench() {
                 jsonc: false,
                 max_depth: 128,
                 select: super::json::Select::Config { claude: true },
+                keep_duplicates: false,
             },
         )
         .unwrap()
@@ -1495,14 +1508,15 @@ fn bench_phases() {
             jsonc: false,
             max_depth: 128,
             select: super::json::Select::Config { claude: true },
+            keep_duplicates: false,
         },
     )
     .unwrap();
-    let cfg = super::servers::json_config(&claude, &doc, true).unwrap();
+    let cfg = super::servers::json_config(&claude, &doc, crate::protocol::FileFormat::ClaudeJson).unwrap();
     let offsets: Vec<usize> = (0..19391).map(|i| i * 400).collect();
     let lc = best_of(20, || super::position::line_cols(&claude, &offsets));
     let ex = best_of(20, || {
-        super::servers::json_config(&claude, &doc, true).unwrap()
+        super::servers::json_config(&claude, &doc, crate::protocol::FileFormat::ClaudeJson).unwrap()
     });
     let drop_cfg = best_of(20, || drop(cfg.clone()));
     println!(

@@ -58,6 +58,16 @@ impl Node for DeValue<'_> {
             _ => None,
         }
     }
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            DeValue::Boolean(b) => Some(*b),
+            _ => None,
+        }
+    }
+    /// TOML refuses repeated keys, so there are none to report.
+    fn repeated_keys(&self) -> Vec<&str> {
+        Vec::new()
+    }
     fn field(&self, key: &str) -> Option<&Self> {
         match self {
             DeValue::Table(t) => t
@@ -96,7 +106,7 @@ pub(crate) fn codex_config(text: &str) -> Result<ParsedConfig, LoadError> {
                 map: ServerMap::McpServers,
                 name: name.to_string(),
                 offset,
-                ambiguous: false,
+                twin: None,
                 body: server_body(entry.get_ref(), Dialect::Toml),
             });
         }
@@ -125,5 +135,6 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> LoadError {
     LoadError {
         kind: LoadErrorKind::Syntax,
         message,
+        construct: None,
     }
 }

@@ -96,12 +96,12 @@ fn scan_mapping(entries: &[(String, String)], out: &mut Vec<EngineFinding>) {
 
 /// Launch argv: secrets anywhere (command included), and literal credentials after
 /// auth-shaped flags, in `KEY=value` / `Key: value`, JSON and URL arguments.
-fn scan_argv(server: &ServerSpec, out: &mut Vec<EngineFinding>) {
-    if let Some(cmd) = server.launch_command() {
+fn scan_argv(command: Option<&str>, args: &[String], out: &mut Vec<EngineFinding>) {
+    if let Some(cmd) = command.filter(|c| !c.is_empty()) {
         out.extend(scan_launch_text(cmd));
     }
     let mut prev: Option<&str> = None;
-    for arg in &server.args {
+    for arg in args {
         out.extend(scan_launch_text(arg));
         for c in classify_arg(prev, arg).credentials {
             let vendor = !scan_launch_text(&c.value).is_empty();
@@ -142,21 +142,27 @@ fn scan_url(url: &str, out: &mut Vec<EngineFinding>) {
 }
 
 /// Whether the server declares any authentication material: an auth-shaped header
-/// or env key with a non-blank value, URL userinfo, or an auth-shaped URL parameter.
+/// (the launch's, Codex's built ones included) or env key with a non-blank value,
+/// URL userinfo, or an auth-shaped URL parameter.
 fn has_auth(server: &ServerSpec, url: Option<&str>) -> bool {
     let mapped = server
-        .headers
+        .headers()
         .iter()
-        .chain(server.env.iter())
+        .chain(server.declared.headers.iter())
+        .chain(server.declared.env.iter())
         .any(|(k, v)| is_auth_key(k) && !py_strip(v).is_empty());
     mapped || url.is_some_and(|u| split(u).userinfo(u).is_some() || !url_credentials(u).is_empty())
 }
 
-/// Every WRD-AUTH-* and WRD-SEC-* finding for one server (headers, env, args, URL),
-/// sorted by (rule id, snippet).
+/// Every WRD-AUTH-* and WRD-SEC-* finding for one server, sorted by (rule id,
+/// snippet). The endpoint checks read the launch (what the client connects to);
+/// the credential scans read the launch and every field as written, so a literal
+/// in a field this client ignores, or in a default a variable expands to, is
+/// still found.
 pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
     let mut out = Vec::new();
-    let transport = server.transport.as_deref().unwrap_or("").to_lowercase();
+    let declared = &server.declared;
+    let transport = declared.transport.as_deref().unwrap_or("").to_lowercase();
     if let Some(url) = server.remote_url() {
         let p = split(url);
         let host = p.host(url);
@@ -194,16 +200,34 @@ pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
             });
         }
         scan_url(url, &mut out);
-    } else if REMOTE_TRANSPORTS.contains(&transport.as_str()) && !has_auth(server, None) {
+    } else if matches!(server.launch, crate::model::Launch::Nothing)
+        && REMOTE_TRANSPORTS.contains(&transport.as_str())
+        && !has_auth(server, None)
+    {
         out.push(EngineFinding {
             rule: RuleId::AuthNoAuth,
             message: format!("{transport} MCP server declares no authentication material"),
             snippet: name.to_string(),
         });
     }
-    scan_mapping(&server.headers, &mut out);
-    scan_mapping(&server.env, &mut out);
-    scan_argv(server, &mut out);
+    scan_mapping(server.headers(), &mut out);
+    scan_mapping(server.env(), &mut out);
+    scan_argv(server.launch_command(), server.args(), &mut out);
+    // As written: fields this reading ignores, and values before expansion.
+    scan_mapping(&declared.headers, &mut out);
+    scan_mapping(&declared.env, &mut out);
+    scan_argv(declared.command.as_deref(), &declared.args, &mut out);
+    for url in [&declared.url, &declared.extra().server_url, &declared.extra().http_url]
+        .into_iter()
+        .flatten()
+        .filter(|u| !u.is_empty() && Some(u.as_str()) != server.remote_url())
+    {
+        scan_url(url, &mut out);
+    }
+    if let Some(token) = declared.extra().bearer_token.as_deref().filter(|t| !t.is_empty()) {
+        scan_mapping(&[("bearer_token".to_string(), token.to_string())], &mut out);
+    }
     out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
+    out.dedup();
     out
 }

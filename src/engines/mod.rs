@@ -7,12 +7,15 @@
 //! * [`auth`] — WRD-AUTH-* verdicts and the WRD-SEC-* scan of a whole server.
 //! * [`secrets`] — vendor patterns, the entropy heuristic, token-likeness.
 //! * [`supply`] — WRD-SUP-* launcher grammars and pin rules.
+//! * [`launch`] — WRD-DOCTOR-VARIABLE-LAUNCH and WRD-DOCTOR-HEADERS-HELPER: what a
+//!   client starts that the launch does not show.
 //!
 //! What a printed line may show of a credential (masking, redaction) and the URL
 //! splitter live in [`crate::text`], shared with every printer.
 
 pub mod auth;
 pub(crate) mod keys;
+pub mod launch;
 mod pattern;
 pub(crate) mod refs;
 pub mod secrets;

@@ -2,6 +2,7 @@
 //! §10.A–§10.E), a firing case and a near miss per rule, and every deliberate
 //! divergence, named `…_unlike_reference`.
 
+use crate::protocol::ServerBody;
 use super::auth::audit_server;
 use super::supply::check_launch;
 use crate::model::{EngineFinding, ServerSpec};
@@ -20,18 +21,11 @@ fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 fn url(u: &str) -> ServerSpec {
-    ServerSpec {
-        url: Some(u.to_string()),
-        ..ServerSpec::default()
-    }
+    ServerSpec::remote(u)
 }
 
 fn stdio(cmd: &str, args: &[&str]) -> ServerSpec {
-    ServerSpec {
-        command: Some(cmd.to_string()),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        ..ServerSpec::default()
-    }
+    ServerSpec::stdio(cmd, args)
 }
 
 fn ids(f: &[EngineFinding]) -> Vec<&'static str> {
@@ -40,10 +34,7 @@ fn ids(f: &[EngineFinding]) -> Vec<&'static str> {
 
 /// `AUTH(v)` of the reference vectors: a remote server with an Authorization header.
 fn auth(v: &str) -> Vec<EngineFinding> {
-    let s = ServerSpec {
-        headers: kv(&[("Authorization", v)]),
-        ..url("https://x.example.com")
-    };
+    let s = url("https://x.example.com").with_headers(kv(&[("Authorization", v)]));
     audit_server("s", &s)
 }
 
@@ -431,10 +422,7 @@ fn auth_vector_49_noauth_and_plaintext() {
 
 #[test]
 fn auth_vectors_50_to_56() {
-    let ok = ServerSpec {
-        headers: kv(&[("Authorization", "${MCP_TOKEN}")]),
-        ..url("https://mcp.example.com/sse")
-    };
+    let ok = url("https://mcp.example.com/sse").with_headers(kv(&[("Authorization", "${MCP_TOKEN}")]));
     assert!(audit_server("s", &ok).is_empty());
     assert!(audit_server("s", &url("http://127.0.0.1:8080/mcp")).is_empty());
 
@@ -446,10 +434,7 @@ fn auth_vectors_50_to_56() {
         .iter()
         .all(|x| !x.snippet.contains("sk-abcdefghijklmnopqrstuvwx")));
 
-    let env = |v: &str| ServerSpec {
-        env: kv(&[("API_TOKEN", v)]),
-        ..stdio("node", &["s.js"])
-    };
+    let env = |v: &str| stdio("node", &["s.js"]).with_env(kv(&[("API_TOKEN", v)]));
     assert!(audit_server("s", &env("${API_TOKEN}")).is_empty());
     let gh = format!("ghp_{}", "a".repeat(36));
     let f = audit_server("s", &env(&gh));
@@ -789,18 +774,15 @@ fn userinfo_counts_as_auth_material_unlike_reference() {
 
 #[test]
 fn auth_vectors_79_to_82() {
-    let s = ServerSpec {
-        env: kv(&[("token", ""), ("empty", "")]),
-        ..stdio("node", &["s.js"])
-    };
+    let s = stdio("node", &["s.js"]).with_env(kv(&[("token", ""), ("empty", "")]));
     assert!(audit_server("s", &s).is_empty());
     let f = auth("abc");
     assert!(f.iter().any(|x| x.snippet == "a…(len<=3)"));
     assert!(f.iter().all(|x| !x.snippet.contains("abc")));
-    let ws = ServerSpec {
+    let ws = spec_of(ServerBody {
         transport: Some("streamable-http".into()),
-        ..ServerSpec::default()
-    };
+        ..ServerBody::default()
+    });
     let f = audit_server("ws", &ws);
     assert_eq!(ids(&f), ["WRD-AUTH-NOAUTH"]);
     assert_eq!(
@@ -818,14 +800,10 @@ fn short_bare_secret_is_high_like_newest_reference() {
 
 #[test]
 fn findings_are_sorted_by_rule_then_snippet() {
-    let s = ServerSpec {
-        headers: kv(&[
+    let s = url("http://mcp.example.com").with_headers(kv(&[
             ("X-Api-Key", "zzzzliteral"),
             ("Authorization", "aaaaliteral"),
-        ]),
-        env: kv(&[("B_TOKEN", "changeme")]),
-        ..url("http://mcp.example.com")
-    };
+        ])).with_env(kv(&[("B_TOKEN", "changeme")]));
     let f = audit_server("s", &s);
     let keys: Vec<(&str, &str)> = f
         .iter()
@@ -882,23 +860,14 @@ fn auth_headers_count_as_material_unlike_reference() {
         "Cookie",
         "Proxy-Authorization",
     ] {
-        let s = ServerSpec {
-            headers: kv(&[(h, "${T}")]),
-            ..url("https://mcp.example.com")
-        };
+        let s = url("https://mcp.example.com").with_headers(kv(&[(h, "${T}")]));
         assert!(audit_server("s", &s).is_empty(), "{h}");
     }
     // An auth key with a blank value is not material.
-    let s = ServerSpec {
-        headers: kv(&[("Authorization", "")]),
-        ..url("https://mcp.example.com")
-    };
+    let s = url("https://mcp.example.com").with_headers(kv(&[("Authorization", "")]));
     assert_eq!(ids(&audit_server("s", &s)), ["WRD-AUTH-NOAUTH"]);
     // A non-auth header is not material.
-    let s = ServerSpec {
-        headers: kv(&[("X-Request-Id", "abc")]),
-        ..url("https://mcp.example.com")
-    };
+    let s = url("https://mcp.example.com").with_headers(kv(&[("X-Request-Id", "abc")]));
     assert_eq!(ids(&audit_server("s", &s)), ["WRD-AUTH-NOAUTH"]);
 }
 
@@ -920,25 +889,22 @@ fn schemeless_userinfo_is_a_credential_unlike_reference() {
 #[test]
 fn client_transport_spellings_are_remote_unlike_reference() {
     for t in ["streamableHttp", "streamable_http", "ws"] {
-        let s = ServerSpec {
+        let s = spec_of(ServerBody {
             transport: Some(t.into()),
-            ..ServerSpec::default()
-        };
+            ..ServerBody::default()
+        });
         assert_eq!(ids(&audit_server("s", &s)), ["WRD-AUTH-NOAUTH"], "{t}");
     }
-    let s = ServerSpec {
+    let s = spec_of(ServerBody {
         transport: Some("stdio".into()),
-        ..ServerSpec::default()
-    };
+        ..ServerBody::default()
+    });
     assert!(audit_server("s", &s).is_empty());
 }
 
 #[test]
 fn word_based_auth_keys_unlike_reference() {
-    let env = |k: &str, v: &str| ServerSpec {
-        env: kv(&[(k, v)]),
-        ..stdio("node", &["s.js"])
-    };
+    let env = |k: &str, v: &str| stdio("node", &["s.js"]).with_env(kv(&[(k, v)]));
     for (k, v) in [
         ("MAX_TOKENS", "4096"),
         ("AUTHOR_NAME", "alice"),
@@ -959,10 +925,7 @@ fn word_based_auth_keys_unlike_reference() {
 
 #[test]
 fn percent_var_is_a_reference_everywhere() {
-    let s = ServerSpec {
-        env: kv(&[("API_TOKEN", "%TOKEN%")]),
-        ..stdio("node", &["s.js"])
-    };
+    let s = stdio("node", &["s.js"]).with_env(kv(&[("API_TOKEN", "%TOKEN%")]));
     assert!(audit_server("s", &s).is_empty());
     assert!(audit_server("s", &stdio("node", &["s.js", "--token", "%TOKEN%"])).is_empty());
 }
@@ -1098,17 +1061,18 @@ fn hostile_inputs_do_not_panic() {
     ];
     for a in nasty {
         for b in nasty {
-            let s = ServerSpec {
+            let s = spec_of(ServerBody {
                 command: Some(a.to_string()),
                 args: vec![a.to_string(), b.to_string(), format!("{a}{b}")],
                 url: Some(format!("{a}{b}")),
                 transport: Some(b.to_string()),
                 env: kv(&[(a, b), (b, a)]),
                 headers: kv(&[(a, b)]),
-            };
+                ..ServerBody::default()
+            });
             let _ = audit_server(a, &s);
-            let _ = check_launch(a, &s.args);
-            let _ = crate::text::mask::mask_args(&s.args);
+            let _ = check_launch(a, &s.declared.args);
+            let _ = crate::text::mask::mask_args(&s.declared.args);
             let _ = crate::text::mask::mask_url(&format!("{a}{b}"));
         }
     }
@@ -1122,13 +1086,13 @@ fn hostile_inputs_do_not_panic() {
 fn large_degenerate_inputs_give_bounded_findings() {
     let big =
         "${A:-".repeat(20_000) + &"sk-".repeat(10_000) + &"aB3xK9mQ7pL2wR5tY8vN4jH6 ".repeat(2_000);
-    let s = ServerSpec {
+    let s = spec_of(ServerBody {
         args: vec![big.clone(), big.clone()],
         env: kv(&[("TOKEN", &big)]),
         url: Some(format!("https://h.example.com/{big}?token={big}#{big}")),
         command: Some("sh".into()),
-        ..ServerSpec::default()
-    };
+        ..ServerBody::default()
+    });
     let audit = audit_server("s", &s);
     let supply = check_launch("sh", &["-c".to_string(), big.clone()]);
     for f in audit.iter().chain(&supply) {
@@ -1136,7 +1100,7 @@ fn large_degenerate_inputs_give_bounded_findings() {
     }
     // The repeated token is one secret, reported once per place it was found.
     assert!(audit.len() < 64, "{} findings", audit.len());
-    let views = crate::text::mask::mask_args(&s.args);
+    let views = crate::text::mask::mask_args(&s.declared.args);
     assert_eq!(views.len(), 2);
 }
 
@@ -1200,7 +1164,7 @@ pub(crate) fn spec_from_json(v: &serde_json::Value) -> ServerSpec {
             })
             .unwrap_or_default()
     };
-    ServerSpec {
+    spec_of(ServerBody {
         command: text("command"),
         args: v
             .get("args")
@@ -1215,5 +1179,19 @@ pub(crate) fn spec_from_json(v: &serde_json::Value) -> ServerSpec {
         transport: text("type").or_else(|| text("transport")),
         env: map("env"),
         headers: map("headers"),
-    }
+        ..ServerBody::default()
+    })
+}
+
+/// The engines' view of an entry as written, read the way a client that lets a URL
+/// decide remoteness reads it (VS Code's `.mcp.json` reader; it expands nothing).
+pub(crate) fn spec_of(body: ServerBody) -> ServerSpec {
+    let file = crate::reading::FileReaders {
+        readers: &[crate::reading::Reader::VsCodeWorkspace],
+        known: crate::reading::expand::Known::default(),
+    };
+    crate::reading::read(body, &file)
+        .ok()
+        .and_then(|r| r.specs.into_iter().next())
+        .unwrap_or_default()
 }

@@ -14,6 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::cli::Platform;
 use crate::file_kind::FileKind;
 use crate::protocol::FileFormat;
+use crate::reading::{Reader, ANY_JSON};
 
 /// How many ancestors the project walk-up visits at most.
 pub const MAX_WALK_UP: usize = 32;
@@ -37,6 +38,8 @@ pub struct Candidate {
     /// Components of `path` below `base` must not be symlinks.
     pub base: PathBuf,
     pub format: FileFormat,
+    /// The clients that read this file, each its own way (`crate::reading`).
+    pub readers: &'static [Reader],
     /// The project directory this candidate belongs to (project-scoped entries only);
     /// its lock files are searched too.
     pub project_root: Option<PathBuf>,
@@ -60,12 +63,13 @@ impl Platform {
 pub fn candidates(input: &DiscoveryInput) -> Vec<Candidate> {
     let mut out = user_candidates(input);
     for dir in project_chain(&input.home, &input.cwd) {
-        for (client, rel, format) in PROJECT_ENTRIES {
+        for (client, rel, format, readers) in PROJECT_ENTRIES {
             out.push(Candidate {
                 client,
                 path: dir.join(rel),
                 base: dir.clone(),
                 format,
+                readers,
                 project_root: Some(dir.clone()),
             });
         }
@@ -75,77 +79,124 @@ pub fn candidates(input: &DiscoveryInput) -> Vec<Candidate> {
     out
 }
 
-const PROJECT_ENTRIES: [(&str, &str, FileFormat); 3] = [
-    ("Claude Code (project)", ".mcp.json", FileFormat::Json),
-    ("Cursor (project)", ".cursor/mcp.json", FileFormat::Json),
-    ("VS Code (project)", ".vscode/mcp.json", FileFormat::Jsonc),
+/// A workspace `.mcp.json` is Claude Code's project file, and recent VS Code reads
+/// it too, its own way.
+const DOT_MCP_JSON: &[Reader] = &[Reader::ClaudeCode, Reader::VsCodeWorkspace];
+
+type Entry = (&'static str, &'static str, FileFormat, &'static [Reader]);
+
+const PROJECT_ENTRIES: [Entry; 3] = [
+    (
+        "Claude Code (project)",
+        ".mcp.json",
+        FileFormat::McpJson,
+        DOT_MCP_JSON,
+    ),
+    (
+        "Cursor (project)",
+        ".cursor/mcp.json",
+        FileFormat::Json,
+        &[Reader::Cursor],
+    ),
+    (
+        "VS Code (project)",
+        ".vscode/mcp.json",
+        FileFormat::Jsonc,
+        &[Reader::VsCode],
+    ),
 ];
 
 fn user_candidates(input: &DiscoveryInput) -> Vec<Candidate> {
     let home = &input.home;
-    let in_home = |client, rel: &str, format| Candidate {
+    let in_home = |(client, rel, format, readers): Entry| Candidate {
         client,
         path: home.join(rel),
         base: home.clone(),
         format,
+        readers,
         project_root: None,
     };
     let mut out = vec![
-        in_home("Claude Code", ".claude.json", FileFormat::ClaudeJson),
-        in_home("Cursor", ".cursor/mcp.json", FileFormat::Json),
-        in_home(
+        in_home((
+            "Claude Code",
+            ".claude.json",
+            FileFormat::ClaudeJson,
+            &[Reader::ClaudeCode],
+        )),
+        in_home((
+            "Cursor",
+            ".cursor/mcp.json",
+            FileFormat::Json,
+            &[Reader::Cursor],
+        )),
+        in_home((
             "Windsurf",
             ".codeium/windsurf/mcp_config.json",
             FileFormat::Json,
-        ),
-        in_home("Codex", ".codex/config.toml", FileFormat::CodexToml),
+            &[Reader::Windsurf],
+        )),
+        in_home((
+            "Codex",
+            ".codex/config.toml",
+            FileFormat::CodexToml,
+            &[Reader::Codex],
+        )),
     ];
+    const DESKTOP: &[Reader] = &[Reader::ClaudeDesktop];
+    const VSCODE: &[Reader] = &[Reader::VsCode];
     match input.platform {
         Platform::Darwin => {
-            out.push(in_home(
+            out.push(in_home((
                 "Claude Desktop",
                 "Library/Application Support/Claude/claude_desktop_config.json",
                 FileFormat::Json,
-            ));
-            out.push(in_home(
+                DESKTOP,
+            )));
+            out.push(in_home((
                 "VS Code",
                 "Library/Application Support/Code/User/mcp.json",
                 FileFormat::Jsonc,
-            ));
+                VSCODE,
+            )));
         }
         Platform::Linux => {
-            out.push(in_home(
+            out.push(in_home((
                 "Claude Desktop",
                 ".config/Claude/claude_desktop_config.json",
                 FileFormat::Json,
-            ));
-            out.push(in_home(
+                DESKTOP,
+            )));
+            out.push(in_home((
                 "VS Code",
                 ".config/Code/User/mcp.json",
                 FileFormat::Jsonc,
-            ));
+                VSCODE,
+            )));
         }
         Platform::Win32 => {
             // Never guessed: without APPDATA the two entries do not exist.
             if let Some(appdata) = input.appdata.as_ref().filter(|a| !a.is_empty()) {
                 let base = PathBuf::from(appdata);
-                let under_appdata = |client, rel: &str, format| Candidate {
+                let under_appdata = |(client, rel, format, readers): Entry| Candidate {
                     client,
                     path: base.join(rel),
                     base: base.clone(),
                     format,
+                    readers,
                     project_root: None,
                 };
-                out.push(under_appdata(
+                out.push(under_appdata((
                     "Claude Desktop",
                     "Claude/claude_desktop_config.json",
                     FileFormat::Json,
-                ));
-                out.push(under_appdata(
+                    DESKTOP,
+                )));
+                out.push(under_appdata((
                     "VS Code",
                     "Code/User/mcp.json",
                     FileFormat::Jsonc,
-                ));
+                    VSCODE,
+                )));
             }
         }
     }
@@ -284,31 +335,55 @@ pub fn display_path(path: &Path, home: &Path) -> String {
 
 /// Format of a file named with `--config`, inferred from its name.
 pub fn explicit_format(path: &Path) -> FileFormat {
+    explicit_reading(path).0
+}
+
+/// Format and readers of a file named with `--config`, inferred from its name: a
+/// name that says which client reads it gets that client's reading; any other JSON
+/// file is read the way every JSON client would read it.
+pub fn explicit_reading(path: &Path) -> (FileFormat, &'static [Reader]) {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if name.to_ascii_lowercase().ends_with(".toml") {
-        return FileFormat::CodexToml;
+    let lower = name.to_ascii_lowercase();
+    let parent = path.parent();
+    let parent_is = |dir: &str| {
+        parent
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == dir)
+    };
+    if lower.ends_with(".toml") {
+        return (FileFormat::CodexToml, &[Reader::Codex]);
     }
     if name == ".claude.json" {
-        return FileFormat::ClaudeJson;
+        return (FileFormat::ClaudeJson, &[Reader::ClaudeCode]);
     }
-    let parent = path.parent();
-    let in_vscode_dir = parent
-        .and_then(|p| p.file_name())
-        .is_some_and(|n| n == ".vscode");
+    if name == ".mcp.json" {
+        return (FileFormat::McpJson, DOT_MCP_JSON);
+    }
     let in_code_user = parent.is_some_and(|p| {
         p.file_name().is_some_and(|n| n == "User")
             && p.parent()
                 .and_then(|g| g.file_name())
                 .is_some_and(|n| n == "Code")
     });
-    if in_vscode_dir || in_code_user || name.to_ascii_lowercase().ends_with(".jsonc") {
-        FileFormat::Jsonc
-    } else {
-        FileFormat::Json
+    if parent_is(".vscode") || in_code_user || lower.ends_with(".jsonc") {
+        return (FileFormat::Jsonc, &[Reader::VsCode]);
     }
+    if parent_is(".cursor") && name == "mcp.json" {
+        return (FileFormat::Json, &[Reader::Cursor]);
+    }
+    if name == "mcp_config.json" {
+        return (FileFormat::Json, &[Reader::Windsurf]);
+    }
+    if name == "claude_desktop_config.json" {
+        return (FileFormat::Json, &[Reader::ClaudeDesktop]);
+    }
+    if parent_is(".gemini") && name == "settings.json" {
+        return (FileFormat::Json, &[Reader::GeminiCli]);
+    }
+    (FileFormat::Json, ANY_JSON)
 }
 
 #[cfg(test)]

@@ -19,14 +19,17 @@ use super::discover::{self, Candidate, DiscoveryInput};
 use super::locks::{self, FoundLock};
 use super::open::{self, Discovered};
 use super::parse::{self, Job};
-use super::validate;
 use crate::cli::Platform;
 use crate::engines;
 use crate::file_kind::FileKind;
 use crate::model::{
     AuditedServer, Coverage, EngineFinding, Finding, LockProblem, Report, Scope, Source,
 };
-use crate::protocol::{ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap};
+use crate::protocol::{
+    ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap, Twin,
+};
+use crate::reading::expand::Known;
+use crate::reading::{self, FileReaders, Reader};
 use crate::render::next_steps::APPROVER_PLACEHOLDER;
 use crate::rules::RuleId;
 use crate::text::safe_text::DEFAULT_CAP;
@@ -80,6 +83,22 @@ struct ConfigFile {
     path: PathBuf,
     format: FileFormat,
     scope: Scope,
+    /// The clients that read it, and what they know without the environment.
+    readers: FileReaders,
+}
+
+/// What the expansion of a file's readers may fill in: the home directory and the
+/// workspace folder (the project directory of a project file; the folder holding
+/// `.vscode`/`.cursor` for a `--config` file inside one).
+fn file_readers(readers: &'static [Reader], home: &Path, workspace: Option<&Path>) -> FileReaders {
+    FileReaders {
+        readers,
+        known: Known {
+            home: home.to_str().map(str::to_string),
+            workspace: workspace.and_then(Path::to_str).map(str::to_string),
+            separator: std::path::MAIN_SEPARATOR,
+        },
+    }
 }
 
 /// Run the scan. Diagnostics go to `diag` as they occur.
@@ -113,7 +132,17 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                 return Scan::Failed;
             }
         };
-        let format = discover::explicit_format(path);
+        let (format, readers) = discover::explicit_reading(path);
+        let full = absolute(&opts.cwd, path);
+        let workspace = full
+            .parent()
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n == ".vscode" || n == ".cursor")
+            })
+            .and_then(Path::parent)
+            .or_else(|| (format == FileFormat::McpJson).then(|| full.parent()).flatten())
+            .map(Path::to_path_buf);
         explicit_files.push((
             Job {
                 fd,
@@ -123,9 +152,10 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
             ConfigFile {
                 client: "explicit".into(),
                 label: shown,
-                path: absolute(&opts.cwd, path),
+                path: full.clone(),
                 format,
                 scope: Scope::Explicit,
+                readers: file_readers(readers, &opts.home, workspace.as_deref()),
             },
         ));
     }
@@ -163,6 +193,11 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     } else {
                         Scope::User
                     },
+                    readers: file_readers(
+                        candidate.readers,
+                        &opts.home,
+                        candidate.project_root.as_deref(),
+                    ),
                 });
                 jobs.push(job);
             }
@@ -435,20 +470,86 @@ fn load_error_text(file: &ConfigFile, e: &LoadError) -> String {
         LoadErrorKind::Read | LoadErrorKind::TooLarge | LoadErrorKind::Unfinished => {
             format!("cannot read {}: {}", file.label, e.message)
         }
-        LoadErrorKind::Syntax | LoadErrorKind::TooDeep => {
-            format!("invalid {what} in {}: {}", file.label, e.message)
+        LoadErrorKind::Syntax | LoadErrorKind::TooDeep => format!(
+            "invalid {what} in {}: {}{}",
+            file.label,
+            e.message,
+            still_loaded_by(file, e)
+        ),
+        LoadErrorKind::Shape => format!("{}: {}{}", file.label, e.message, still_loaded_by(file, e)),
+    }
+}
+
+/// For a file refused over a construct some client accepts: which of the file's
+/// clients would still load it, so the refusal is never mistaken for "the client
+/// would not start anything either".
+fn still_loaded_by(file: &ConfigFile, e: &LoadError) -> String {
+    let Some(construct) = e.construct else {
+        return String::new();
+    };
+    let names = |want: Option<bool>| -> Vec<&'static str> {
+        file.readers
+            .readers
+            .iter()
+            .filter(|r| r.loads(construct) == want)
+            .map(|r| r.name())
+            .collect()
+    };
+    let (known, unknown) = (names(Some(true)), names(None));
+    if !known.is_empty() {
+        format!(
+            " ({} would still load this file, so its servers may start although doctor audited none of them)",
+            known.join(", ")
+        )
+    } else if !unknown.is_empty() {
+        format!(
+            " ({} may still load this file: how its parser treats this is not known)",
+            unknown.join(", ")
+        )
+    } else {
+        format!(
+            " ({} would not load this file either)",
+            file.readers
+                .readers
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// Why a server is flagged WRD-DOCTOR-AMBIGUOUS-SERVER (one finding per reason).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ambiguity {
+    /// The name is under both `mcpServers` and `servers` with different bodies.
+    BothMaps,
+    /// The name is declared more than once in one map.
+    DuplicateName,
+    /// The entry writes these keys more than once.
+    RepeatedKeys(String),
+    /// The entry's clients (or their versions) start different things from it.
+    Readings(String),
+}
+
+impl Ambiguity {
+    fn message(&self) -> Cow<'static, str> {
+        match self {
+            Ambiguity::BothMaps => Cow::Borrowed("declared under both mcpServers and servers with different definitions; a decoy map can hide the one the client loads from an audit — keep exactly one"),
+            Ambiguity::DuplicateName => Cow::Borrowed("declared more than once under this name; clients load only the last copy and an earlier one can be a decoy, so every copy is audited — keep exactly one"),
+            Ambiguity::RepeatedKeys(keys) => Cow::Owned(format!("the entry writes {keys} more than once; clients use the last copy, which is the one audited — keep one")),
+            Ambiguity::Readings(why) => Cow::Owned(why.clone()),
         }
-        LoadErrorKind::Shape => format!("{}: {}", file.label, e.message),
     }
 }
 
 /// Turn one parsed file into sources and servers still to audit; `ambiguous` gets
-/// one flag per server added.
+/// one list of reasons per server added.
 fn add_config(
     file: &ConfigFile,
     config: crate::protocol::ParsedConfig,
     report: &mut Report,
-    ambiguous: &mut Vec<bool>,
+    ambiguous: &mut Vec<Vec<Ambiguity>>,
     diag: &mut Diag,
 ) {
     report.files_read += 1;
@@ -478,32 +579,92 @@ fn add_config(
             scope: file.scope,
         });
         let keys = display_keys(&section.servers);
-        for (entry, name) in section.servers.into_iter().zip(keys) {
-            let target = format!("{label}#{name}");
+        let mut extra_keys = ExtraKeys::new(&keys);
+        for (entry, name) in section.servers.into_iter().zip(keys.iter()) {
             let body = match entry.body {
                 Ok(body) => body,
                 Err(reason) => {
                     diag.warning(&format!(
-                        "{target}: {reason}; the server was not audited (final exit will be 2)"
+                        "{label}#{name}: {reason}; the server was not audited (final exit will be 2)"
                     ));
                     report.hard_errors += 1;
                     continue;
                 }
             };
-            // Audited later, all servers at once (see `audit_servers`).
-            ambiguous.push(entry.ambiguous);
-            report.servers.push(AuditedServer {
-                source: source_index,
-                name,
-                target: target.into(),
-                spec: validate::server_spec(body),
-                line: entry.line,
-                column: entry.column,
-                findings: Vec::new(),
-                coverage: Coverage::None,
-                lock_name: None,
-            });
+            let mut reasons = Vec::new();
+            match entry.twin {
+                Some(Twin::BothMaps) => reasons.push(Ambiguity::BothMaps),
+                Some(Twin::DuplicateName) => reasons.push(Ambiguity::DuplicateName),
+                None => {}
+            }
+            if !body.extra().repeated_keys.is_empty() {
+                reasons.push(Ambiguity::RepeatedKeys(body.extra().repeated_keys.join(", ")));
+            }
+            let readings = match reading::read(body, &file.readers) {
+                Ok(r) => r,
+                Err(reason) => {
+                    diag.warning(&format!(
+                        "{label}#{name}: {reason}, and then starts none of this file's servers;                          the server was not audited (final exit will be 2)"
+                    ));
+                    report.hard_errors += 1;
+                    continue;
+                }
+            };
+            if let Some(why) = &readings.ambiguous {
+                reasons.push(Ambiguity::Readings(why.clone()));
+            }
+            for (i, spec) in readings.specs.into_iter().enumerate() {
+                let key = if i == 0 {
+                    name.clone()
+                } else {
+                    extra_keys.next(name, reading_tag(&spec))
+                };
+                ambiguous.push(reasons.clone());
+                report.servers.push(AuditedServer {
+                    source: source_index,
+                    target: format!("{label}#{key}").into(),
+                    name: key,
+                    spec,
+                    line: entry.line,
+                    column: entry.column,
+                    findings: Vec::new(),
+                    coverage: Coverage::None,
+                    lock_name: None,
+                });
+            }
         }
+    }
+}
+
+/// The suffix of a second reading's display key: what that reading starts.
+fn reading_tag(spec: &crate::model::ServerSpec) -> &'static str {
+    match spec.launch {
+        crate::model::Launch::Stdio(_) => "stdio",
+        crate::model::Launch::Remote(_) => "url",
+        crate::model::Launch::Nothing => "none",
+    }
+}
+
+/// Display keys for the second and later readings of an entry: `<key>#<tag>`, with
+/// `#` appended until the key is free among every key of the section.
+struct ExtraKeys {
+    taken: HashSet<String>,
+}
+
+impl ExtraKeys {
+    fn new(keys: &[String]) -> ExtraKeys {
+        ExtraKeys {
+            taken: keys.iter().cloned().collect(),
+        }
+    }
+
+    fn next(&mut self, key: &str, tag: &str) -> String {
+        let mut candidate = format!("{key}#{tag}");
+        while self.taken.contains(&candidate) {
+            candidate.push('#');
+        }
+        self.taken.insert(candidate.clone());
+        candidate
     }
 }
 
@@ -512,7 +673,7 @@ fn add_config(
 const SERVERS_PER_THREAD: usize = 1024;
 
 /// A share of the servers to audit, with their ambiguity flags.
-type Chunk<'a> = (&'a mut [AuditedServer], &'a [bool]);
+type Chunk<'a> = (&'a mut [AuditedServer], &'a [Vec<Ambiguity>]);
 
 /// Decide coverage and findings for every server. Servers are independent, so a
 /// large report (a `~/.claude.json` with thousands of projects) is split across the
@@ -520,18 +681,18 @@ type Chunk<'a> = (&'a mut [AuditedServer], &'a [bool]);
 /// and the report keeps its order.
 fn audit_servers(
     servers: &mut [AuditedServer],
-    ambiguous: &[bool],
+    ambiguous: &[Vec<Ambiguity>],
     locks: &[(String, LockSummary)],
     mode: ScanMode,
 ) {
-    // One flag per server, whatever the caller collected: a server must never drop
+    // One list per server, whatever the caller collected: a server must never drop
     // out of the audit because the two lists disagree in length.
     let mut flags = ambiguous.to_vec();
-    flags.resize(servers.len(), false);
+    flags.resize(servers.len(), Vec::new());
     let ambiguous = flags.as_slice();
     let index = locks::LockIndex::new(locks);
-    let audit = |servers: &mut [AuditedServer], ambiguous: &[bool]| {
-        for (server, &ambiguous) in servers.iter_mut().zip(ambiguous) {
+    let audit = |servers: &mut [AuditedServer], ambiguous: &[Vec<Ambiguity>]| {
+        for (server, ambiguous) in servers.iter_mut().zip(ambiguous) {
             let (coverage, findings) = match mode {
                 ScanMode::Doctor => {
                     let coverage = index.coverage(&server.spec);
@@ -669,18 +830,19 @@ fn names_are_distinct(entries: &[crate::protocol::ServerEntry]) -> bool {
 pub fn server_findings(
     name: &str,
     spec: &crate::model::ServerSpec,
-    ambiguous: bool,
+    ambiguous: &[Ambiguity],
     coverage: &Coverage,
     target: &Arc<str>,
 ) -> Vec<Finding> {
     let mut raw: Vec<EngineFinding> = engines::auth::audit_server(name, spec);
     if let Some(command) = spec.launch_command() {
-        raw.extend(engines::supply::check_launch(command, &spec.args));
+        raw.extend(engines::supply::check_launch(command, spec.args()));
     }
-    if ambiguous {
+    raw.extend(engines::launch::check_origin(name, spec));
+    for reason in ambiguous {
         raw.push(EngineFinding {
             rule: RuleId::DoctorAmbiguousServer,
-            message: "declared under both mcpServers and servers with different definitions; a decoy map can hide the one the client loads from an audit — keep exactly one".into(),
+            message: reason.message().into_owned(),
             snippet: name.into(),
         });
     }
@@ -818,7 +980,7 @@ mod tests {
         ServerEntry {
             map,
             name: name.into(),
-            ambiguous: false,
+            twin: None,
             line: 1,
             column: 1,
             body: Ok(ServerBody::default()),
@@ -826,15 +988,11 @@ mod tests {
     }
 
     fn unaudited(i: usize) -> AuditedServer {
-        let spec = crate::model::ServerSpec {
-            command: Some("npx".into()),
-            args: vec!["-y".into(), format!("pkg-{i}")],
-            env: vec![(
-                "API_TOKEN".into(),
-                format!("sk-{}", "a1B2".repeat(6 + i % 3)),
-            )],
-            ..Default::default()
-        };
+        let pkg = format!("pkg-{i}");
+        let spec = crate::model::ServerSpec::stdio("npx", &["-y", &pkg]).with_env(vec![(
+            "API_TOKEN".into(),
+            format!("sk-{}", "a1B2".repeat(6 + i % 3)),
+        )]);
         AuditedServer {
             source: 0,
             name: format!("s{i}"),
@@ -852,14 +1010,21 @@ mod tests {
     fn audit_on_several_threads_equals_one_server_at_a_time() {
         let n = 3 * SERVERS_PER_THREAD + 7;
         let mut servers: Vec<AuditedServer> = (0..n).map(unaudited).collect();
-        let ambiguous: Vec<bool> = (0..n).map(|i| i % 5 == 0).collect();
+        let flag = |i: usize| {
+            if i % 5 == 0 {
+                vec![Ambiguity::BothMaps]
+            } else {
+                Vec::new()
+            }
+        };
+        let ambiguous: Vec<Vec<Ambiguity>> = (0..n).map(flag).collect();
         audit_servers(&mut servers, &ambiguous, &[], ScanMode::Doctor);
         for (i, server) in servers.iter().enumerate() {
             let alone = unaudited(i);
             let expected = server_findings(
                 &alone.name,
                 &alone.spec,
-                i % 5 == 0,
+                &flag(i),
                 &Coverage::None,
                 &alone.target,
             );

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use crate::digest;
 use crate::file_kind::FileKind;
-use crate::model::{Coverage, LockProblem, ServerSpec};
+use crate::model::{Coverage, Launch, LockProblem, ServerSpec};
 use crate::protocol::LockSummary;
 
 /// Directories below the search root that are listed at most this deep.
@@ -123,14 +123,14 @@ fn is_lock_name(name: &str) -> bool {
     name == "warden.lock" || name.ends_with(".warden.lock")
 }
 
-/// Exact launch equality: `url` for remote servers, `command` + `args` for stdio.
+/// Exact launch equality, on the launch the client starts (its transport rule and
+/// expansion applied, `crate::reading`): `url` for remote servers, `command` +
+/// `args` for stdio. A server that starts nothing is never covered.
 pub fn lock_matches(lock: &LockSummary, server: &ServerSpec) -> bool {
-    match server.remote_url() {
-        Some(url) => lock.server_url.as_deref() == Some(url),
-        None => {
-            server.command.as_deref().unwrap_or("") == lock.server_command
-                && server.args == lock.server_args
-        }
+    match &server.launch {
+        Launch::Remote(r) => lock.server_url.as_deref() == Some(r.url.as_str()),
+        Launch::Stdio(s) => s.command == lock.server_command && s.args == lock.server_args,
+        Launch::Nothing => false,
     }
 }
 
@@ -217,12 +217,12 @@ impl<'a> LockIndex<'a> {
     /// when any matching lock's approval binds its surface, else the first matching
     /// lock's problem, else none.
     pub fn coverage(&self, server: &ServerSpec) -> Coverage {
-        let group = match server.remote_url() {
-            Some(url) => self.by_url.get(url),
-            None => self.by_launch.get(&(
-                server.command.as_deref().unwrap_or(""),
-                server.args.as_slice(),
-            )),
+        let group = match &server.launch {
+            Launch::Remote(r) => self.by_url.get(r.url.as_str()),
+            Launch::Stdio(s) => self
+                .by_launch
+                .get(&(s.command.as_str(), s.args.as_slice())),
+            Launch::Nothing => None,
         };
         match group {
             Some(group) => group
@@ -330,16 +330,11 @@ mod tests {
         .enumerate()
         .map(|(i, l)| (format!("l{i}.warden.lock"), l))
         .collect();
-        let stdio = |command: Option<&str>, args: &[&str]| ServerSpec {
-            command: command.map(str::to_string),
-            args: args.iter().map(|a| a.to_string()).collect(),
-            ..ServerSpec::default()
+        let stdio = |command: Option<&str>, args: &[&str]| match command {
+            Some(c) => ServerSpec::stdio(c, args),
+            None => ServerSpec::default(),
         };
-        let remote = |url: &str| ServerSpec {
-            url: Some(url.into()),
-            command: Some("uvx".into()),
-            ..ServerSpec::default()
-        };
+        let remote = ServerSpec::remote;
         let servers = [
             stdio(Some("npx"), &["-y", "a"]),
             stdio(Some("npx"), &["-y", "b"]),
@@ -350,10 +345,6 @@ mod tests {
             remote("https://h.example.com/mcp"),
             remote("https://other.example.com"),
             remote("https://third.example.com"),
-            ServerSpec {
-                url: Some(String::new()),
-                ..stdio(Some("uvx"), &[])
-            },
         ];
         for prefix in 0..=locks.len() {
             let index = LockIndex::new(&locks[..prefix]);

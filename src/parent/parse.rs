@@ -111,7 +111,11 @@ pub fn share(format: FileFormat, size: u64) -> MessageShare {
     let (payload, decoded) = match format {
         FileFormat::Lock => (size, size.saturating_mul(8)),
         FileFormat::LockRecord => (size.saturating_mul(3), size.saturating_mul(16)),
-        FileFormat::Json | FileFormat::Jsonc | FileFormat::ClaudeJson | FileFormat::CodexToml => (
+        FileFormat::Json
+        | FileFormat::McpJson
+        | FileFormat::Jsonc
+        | FileFormat::ClaudeJson
+        | FileFormat::CodexToml => (
             size.saturating_mul(2).min(MAX_CONFIG_ANSWER),
             size.saturating_mul(32).min(
                 size.saturating_mul(8)
@@ -223,6 +227,7 @@ fn unfinished(format: FileFormat, reason: &str) -> ChildMessage {
     let error = LoadError {
         kind: LoadErrorKind::Unfinished,
         message: reason.to_string(),
+        construct: None,
     };
     match format {
         FileFormat::Lock => ChildMessage::Lock(Err(error)),

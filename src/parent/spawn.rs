@@ -176,8 +176,8 @@ pub fn consent_line(server: &AuditedServer) -> String {
     match server.spec.remote_url() {
         Some(url) => format!("--url {}", quote_exact(url)),
         None => {
-            let mut words = vec![quote_exact(server.spec.command.as_deref().unwrap_or(""))];
-            words.extend(server.spec.args.iter().map(|a| quote_exact(a)));
+            let mut words = vec![quote_exact(server.spec.launch_command().unwrap_or(""))];
+            words.extend(server.spec.args().iter().map(|a| quote_exact(a)));
             words.join(" ")
         }
     }

@@ -5,7 +5,6 @@
 //! request (one answer per job, of the job's kind) before any engine sees them. A
 //! violation is not a config problem but a broken child, and doctor fails closed.
 
-use crate::model::ServerSpec;
 use crate::protocol::bounds::*;
 use crate::protocol::{
     ChildMessage, FileFormat, JsonToken, JsonTree, LoadError, LoadErrorKind, LockRecord,
@@ -107,19 +106,41 @@ fn check_body(body: &ServerBody) -> Result<(), InvalidRecord> {
     for (what, value) in [
         ("command", &body.command),
         ("url", &body.url),
+        ("serverUrl", &body.extra().server_url),
+        ("httpUrl", &body.extra().http_url),
         ("type", &body.transport),
+        ("cwd", &body.extra().cwd),
+        ("headersHelper", &body.extra().headers_helper),
+        ("bearer_token_env_var", &body.extra().bearer_token_env_var),
+        ("bearer_token", &body.extra().bearer_token),
     ] {
         if let Some(v) = value {
             check_str(what, v)?;
         }
     }
+    check_count("extra", body.extra.len(), 1)?;
     check_count("args", body.args.len(), MAX_ENTRIES_PER_SERVER)?;
     check_count("env", body.env.len(), MAX_ENTRIES_PER_SERVER)?;
     check_count("headers", body.headers.len(), MAX_ENTRIES_PER_SERVER)?;
-    for a in &body.args {
+    check_count(
+        "env_http_headers",
+        body.extra().env_http_headers.len(),
+        MAX_ENTRIES_PER_SERVER,
+    )?;
+    check_count(
+        "repeated keys",
+        body.extra().repeated_keys.len(),
+        MAX_ENTRIES_PER_SERVER,
+    )?;
+    for a in body.args.iter().chain(&body.extra().repeated_keys) {
         check_str("an argument", a)?;
     }
-    for (k, v) in body.env.iter().chain(body.headers.iter()) {
+    for (k, v) in body
+        .env
+        .iter()
+        .chain(&body.headers)
+        .chain(&body.extra().env_http_headers)
+    {
         check_str("a key", k)?;
         check_str("a value", v)?;
     }
@@ -238,18 +259,6 @@ fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
     Ok(())
 }
 
-/// The checked server record.
-pub fn server_spec(body: ServerBody) -> ServerSpec {
-    ServerSpec {
-        command: body.command,
-        args: body.args,
-        url: body.url,
-        transport: body.transport,
-        env: body.env,
-        headers: body.headers,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,7 +278,7 @@ mod tests {
         ServerEntry {
             map: ServerMap::McpServers,
             name: "a".into(),
-            ambiguous: false,
+            twin: None,
             line: 1,
             column: 1,
             body: Ok(ServerBody::default()),
@@ -289,6 +298,7 @@ mod tests {
         let lock = ChildMessage::Lock(Err(LoadError {
             kind: LoadErrorKind::Syntax,
             message: "x".into(),
+            construct: None,
         }));
         assert!(check_message(FileFormat::Json, &lock).is_err());
         assert!(check_message(FileFormat::Lock, &lock).is_ok());

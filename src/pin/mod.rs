@@ -126,7 +126,7 @@ pub fn endpoint_for(
 ) -> Result<Endpoint, PinError> {
     if let Some(url) = server.remote_url() {
         let headers = server
-            .headers
+            .headers()
             .iter()
             .map(|(k, v)| expand_env(v).map(|v| (k.clone(), v)))
             .collect::<Result<Vec<_>, _>>()
@@ -142,10 +142,10 @@ pub fn endpoint_for(
         ));
     };
     let mut argv = vec![command.to_string()];
-    argv.extend(server.args.iter().cloned());
+    argv.extend(server.args().iter().cloned());
     Ok(Endpoint::Stdio {
         argv,
-        env: server.env.clone(),
+        env: server.env().to_vec(),
         cwd: cwd_for_project.map(Path::to_path_buf),
     })
 }

@@ -111,23 +111,23 @@ pub(crate) mod tests {
             0,
             "ok",
             claude,
-            ServerSpec {
+            crate::engines::tests::spec_of(crate::protocol::ServerBody {
                 url: Some("https://h.example.com".into()),
                 headers: vec![("Authorization".into(), "Bearer ${T}".into())],
-                ..ServerSpec::default()
-            },
+                ..crate::protocol::ServerBody::default()
+            }),
             vec![finding(RuleId::DoctorNoLock, &t_ok, NO_LOCK_MSG, "ok")],
         );
         let gh = server(
             1,
             "gh",
             cursor,
-            ServerSpec {
+            crate::engines::tests::spec_of(crate::protocol::ServerBody {
                 command: Some("npx".into()),
                 args: vec!["-y".into(), "@modelcontextprotocol/server-github".into()],
                 env: vec![("GITHUB_TOKEN".into(), "ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2".into())],
-                ..ServerSpec::default()
-            },
+                ..crate::protocol::ServerBody::default()
+            }),
             vec![
                 finding(
                     RuleId::AuthTokenInConfig,
@@ -149,7 +149,7 @@ pub(crate) mod tests {
             2,
             "remote",
             desktop,
-            ServerSpec { url: Some("http://mcp.example.com/sse".into()), ..ServerSpec::default() },
+            crate::engines::tests::spec_of(crate::protocol::ServerBody { url: Some("http://mcp.example.com/sse".into()), ..crate::protocol::ServerBody::default() }),
             vec![
                 finding(
                     RuleId::AuthNoAuth,

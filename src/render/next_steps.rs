@@ -173,7 +173,7 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
             needs_separator: false,
         };
     }
-    let (command, args) = shown_argv(spec.launch_command(), &spec.args);
+    let (command, args) = shown_argv(spec.launch_command(), spec.args());
     let mut words = Vec::with_capacity(args.len() + 1);
     words.push(command.map_or(Word::Placeholder(MISSING_COMMAND), arg_word));
     words.extend(args.into_iter().map(arg_word));
@@ -435,7 +435,7 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
     }
     if uncovered
         .iter()
-        .any(|(s, _)| s.spec.remote_url().is_none() && !s.spec.env.is_empty())
+        .any(|(s, _)| s.spec.remote_url().is_none() && !s.spec.env().is_empty())
     {
         buf.push_str(
             "  (env values are never printed: export the ones a server needs in your shell before pinning it)\n",
@@ -462,18 +462,18 @@ pub(crate) mod tests {
     const GHP_ENG: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
     fn stdio(cmd: &str, args: &[&str]) -> ServerSpec {
-        ServerSpec {
+        crate::engines::tests::spec_of(crate::protocol::ServerBody {
             command: Some(cmd.to_string()),
             args: args.iter().map(|a| a.to_string()).collect(),
-            ..ServerSpec::default()
-        }
+            ..crate::protocol::ServerBody::default()
+        })
     }
 
     fn remote(url: &str) -> ServerSpec {
-        ServerSpec {
+        crate::engines::tests::spec_of(crate::protocol::ServerBody {
             url: Some(url.to_string()),
-            ..ServerSpec::default()
-        }
+            ..crate::protocol::ServerBody::default()
+        })
     }
 
     /// An uncovered-or-not remote server of `~/.cursor/mcp.json`, for render tests.
@@ -559,10 +559,13 @@ pub(crate) mod tests {
             )
         );
         // A URL wins over a command; env and headers never appear.
-        let mut both = remote("http://mcp.example.com/sse");
-        both.command = Some("npx".into());
-        both.env = vec![("GITHUB_TOKEN".into(), GHP_ENG.into())];
-        both.headers = vec![("Authorization".into(), "Bearer x".into())];
+        let both = crate::engines::tests::spec_of(crate::protocol::ServerBody {
+            url: Some("http://mcp.example.com/sse".into()),
+            command: Some("npx".into()),
+            env: vec![("GITHUB_TOKEN".into(), GHP_ENG.into())],
+            headers: vec![("Authorization".into(), "Bearer x".into())],
+            ..crate::protocol::ServerBody::default()
+        });
         let line = pin_command(&both, "remote.warden.lock", Approval::AtPin);
         assert_eq!(
             line,
@@ -572,10 +575,10 @@ pub(crate) mod tests {
             )
         );
         assert!(!line.contains(GHP_ENG) && !line.contains("Bearer"));
-        // Missing command.
+        // Missing command: nothing starts, so only the placeholder is shown.
         assert_eq!(
             pin_command(&stdio("", &["x y"]), "s.warden.lock", Approval::AtPin),
-            format!("mcp-warden pin '<command>' 'x y' {}", tail("s"))
+            format!("mcp-warden pin '<command>' {}", tail("s"))
         );
     }
 
@@ -865,8 +868,8 @@ pub(crate) mod tests {
 
     fn hostile_report() -> Report {
         let mut gh = server("gh", Coverage::None);
-        gh.spec = stdio("npx", &["-y", "@modelcontextprotocol/server-github"]);
-        gh.spec.env = vec![("GITHUB_TOKEN".into(), GHP_ENG.into())];
+        gh.spec = stdio("npx", &["-y", "@modelcontextprotocol/server-github"])
+            .with_env(vec![("GITHUB_TOKEN".into(), GHP_ENG.into())]);
         let mut evil = server("evil", Coverage::None);
         evil.target = "~/.cursor/mcp.json#x; touch pwned > out".into();
         evil.spec = stdio("srv", &["--json", "a: b #c", "'q'"]);

@@ -440,7 +440,7 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{AuditedServer, Coverage, Finding, ServerSpec, Source};
+    use crate::model::{AuditedServer, Coverage, Finding, Source};
     use crate::render::jsonl::tests::worked_example;
     use crate::render::lock_names::assign_lock_names;
 
@@ -469,10 +469,10 @@ mod tests {
                 source: 0,
                 name: "s".into(),
                 target: "/work/mine.json#s".into(),
-                spec: ServerSpec {
+                spec: crate::engines::tests::spec_of(crate::protocol::ServerBody {
                     command: Some("python".into()),
-                    ..ServerSpec::default()
-                },
+                    ..crate::protocol::ServerBody::default()
+                }),
                 line: 1,
                 column: 17,
                 findings: vec![],

@@ -409,12 +409,9 @@ fn library_api_for_doctor_pin() {
         "s",
         &json!({"env_echo": "MCPW_CONFIG_VAR", "cwd_echo": true}),
     );
-    let spec = ServerSpec {
-        command: Some("python3".into()),
-        args: vec![server(), s],
-        env: vec![("MCPW_CONFIG_VAR".into(), "from-config".into())],
-        ..ServerSpec::default()
-    };
+    let args = [server(), s];
+    let spec = ServerSpec::stdio("python3", &[args[0].as_str(), args[1].as_str()])
+        .with_env(vec![("MCPW_CONFIG_VAR".into(), "from-config".into())]);
     let lock = capture_and_build(&spec, Some(&project), Duration::from_secs(20)).expect("captured");
     let names: Vec<&str> = lock.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["cwd:myproject", "from-config"]);
@@ -451,11 +448,8 @@ fn next_steps_lines_round_trip_through_a_shell() {
     for (i, extra) in extras.iter().enumerate() {
         let mut args = vec![server(), s.clone()];
         args.extend(extra.iter().map(|e| e.to_string()));
-        let spec = ServerSpec {
-            command: Some("python3".into()),
-            args: args.clone(),
-            ..ServerSpec::default()
-        };
+        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+        let spec = ServerSpec::stdio("python3", &words);
         let lock_name = format!("l{i}.warden.lock");
         let bin = crate::util::bin();
         for (line, expect_lock) in [
