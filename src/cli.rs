@@ -125,6 +125,10 @@ pub struct DoctorArgs {
     /// Emit findings as JSONL to stdout.
     #[arg(long)]
     pub json: bool,
+    /// With --json: also write one {"kind": "server", ...} line per audited server
+    /// (its client, transport and launch digest), before the findings.
+    #[arg(long, requires = "json")]
+    pub inventory: bool,
     /// Write a SARIF report to this path (- for stdout; the human report then goes to
     /// stderr). A symlink or a non-regular file at PATH is refused, as is a symlinked
     /// directory on a relative PATH; the file is replaced atomically.

@@ -76,9 +76,82 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
         FileFormat::LockRecord => ChildMessage::LockRecord(text.and_then(lock::read_lock_record)),
         FileFormat::CodexToml => ChildMessage::Config(text.and_then(toml::codex_config)),
         FileFormat::Json | FileFormat::McpJson | FileFormat::Jsonc | FileFormat::ClaudeJson => {
-            ChildMessage::Config(text.and_then(|t| json_config(t, format, disposal)))
+            ChildMessage::Config(match text {
+                Ok(t) => lenient_json_config(t, format, disposal),
+                Err(e) => {
+                    // The JSON clients run on Node, which decodes a file as UTF-8
+                    // with each invalid sequence read as U+FFFD and loads it. So does
+                    // doctor, and it says so: the servers are audited and the file is
+                    // still an error (exit 2), because the bytes are not what any
+                    // editor shows.
+                    let lossy = String::from_utf8_lossy(bytes);
+                    lenient_json_config(&lossy, format, disposal).map(|c| {
+                        with_note(
+                            c,
+                            LoadError {
+                                kind: LoadErrorKind::Read,
+                                message: format!(
+                                    "{}; audited as the JavaScript clients decode it, each \
+                                     invalid byte sequence read as U+FFFD",
+                                    e.message
+                                ),
+                                construct: Some(Construct::InvalidUtf8),
+                            },
+                        )
+                    })
+                }
+            })
         }
     }
+}
+
+/// A JSON config, read the way its most lenient known reader reads it where that
+/// is safe: a `.mcp.json` with comments or trailing commas, which Claude Code
+/// refuses, is read as JSONC (VS Code's parser) and audited, and the refusal is
+/// kept as the file's error so the run still exits 2.
+fn lenient_json_config(
+    text: &str,
+    format: FileFormat,
+    disposal: TreeDisposal,
+) -> Result<ParsedConfig, LoadError> {
+    match json_config(text, format, false, disposal) {
+        Err(e)
+            if format == FileFormat::McpJson
+                && matches!(
+                    e.construct,
+                    Some(Construct::Comment | Construct::TrailingComma)
+                ) =>
+        {
+            let config = json_config(text, format, true, disposal)?;
+            Ok(with_note(
+                config,
+                LoadError {
+                    message: format!(
+                        "{}; Claude Code refuses the file, and its servers were audited as a \
+                         JSONC reader (VS Code's) reads them",
+                        e.message
+                    ),
+                    ..e
+                },
+            ))
+        }
+        other => other,
+    }
+}
+
+/// Attach `note` to the file's first section as its error: the servers are still
+/// audited, and the file counts as unreadable for the exit code.
+fn with_note(mut config: ParsedConfig, note: LoadError) -> ParsedConfig {
+    if let Some(first) = config.sections.first_mut() {
+        first.error = Some(match first.error.take() {
+            None => note,
+            Some(earlier) => LoadError {
+                message: format!("{}; {}", note.message, earlier.message),
+                ..note
+            },
+        });
+    }
+    config
 }
 
 /// Read the whole file, refusing (never truncating) one longer than `cap` bytes.
@@ -121,9 +194,10 @@ pub fn read_capped(
 fn json_config(
     text: &str,
     format: FileFormat,
+    as_jsonc: bool,
     disposal: TreeDisposal,
 ) -> Result<ParsedConfig, LoadError> {
-    let jsonc = format == FileFormat::Jsonc;
+    let jsonc = format == FileFormat::Jsonc || as_jsonc;
     let dialect = if jsonc { "JSONC" } else { "JSON" };
     let bom = text.starts_with('\u{FEFF}');
     // VS Code and Claude Code strip a BOM before parsing; the other JSON clients'

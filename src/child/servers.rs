@@ -231,11 +231,7 @@ pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, 
             entry.kind()
         ));
     }
-    let mut repeated: Vec<String> = entry
-        .repeated_keys()
-        .into_iter()
-        .map(excerpt)
-        .collect();
+    let mut repeated: Vec<String> = entry.repeated_keys().into_iter().map(excerpt).collect();
     let mut body = ServerBody {
         command: string_field(entry, "command")?,
         ..ServerBody::default()

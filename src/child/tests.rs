@@ -234,7 +234,14 @@ fn t52_user_named_hash_servers_entry_is_neither_dropped_nor_flagged() {
     );
     let got: Vec<(ServerMap, &str, bool, Option<&str>)> = s
         .iter()
-        .map(|e| (e.map, e.name.as_str(), e.twin.is_some(), body(e).url.as_deref()))
+        .map(|e| {
+            (
+                e.map,
+                e.name.as_str(),
+                e.twin.is_some(),
+                body(e).url.as_deref(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -348,10 +355,23 @@ fn bom_is_refused_in_strict_json_and_skipped_in_jsonc() {
 }
 
 #[test]
-fn non_utf8_is_a_read_error_with_the_offset() {
-    let e = config_bytes(JSON, b"{\"a\": \"\xff\"}").unwrap_err();
+fn non_utf8_is_read_as_node_reads_it_and_kept_as_the_files_error() {
+    // JSON configs: decoded with U+FFFD for each invalid sequence, audited, and the
+    // file's error says so (the parent then exits 2).
+    let c = config_bytes(JSON, b"{\"mcpServers\": {\"a\xff\": {}}}").expect("read lossily");
+    let section = &c.sections[0];
+    assert_eq!(section.servers[0].name, "a\u{FFFD}");
+    let e = section.error.as_ref().expect("flagged");
     assert_eq!(e.kind, LoadErrorKind::Read);
-    assert_eq!(e.message, "not valid UTF-8 at byte 7");
+    assert!(
+        e.message.starts_with("not valid UTF-8 at byte 18;"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.construct, Some(crate::protocol::Construct::InvalidUtf8));
+    // Codex's TOML and locks are refused.
+    let e = config_bytes(TOML, b"[mcp_servers.\"\xff\"]").unwrap_err();
+    assert_eq!(e.message, "not valid UTF-8 at byte 14");
     match parse_file(FileFormat::Lock, b"\xc3") {
         ChildMessage::Lock(Err(e)) => assert_eq!(e.message, "not valid UTF-8 at byte 0"),
         other => panic!("{other:?}"),
@@ -468,7 +488,9 @@ fn repeated_server_bearing_keys_keep_every_copy() {
             "{\"mcpServers\": {\"gh\": {\"url\": \"https://a\"},\n  \"gh\": {\"url\": \"http://evil\"}}}",
         );
         assert_eq!(names(&s), ["gh", "gh"]);
-        assert!(s.iter().all(|e| e.twin == Some(crate::protocol::Twin::DuplicateName)));
+        assert!(s
+            .iter()
+            .all(|e| e.twin == Some(crate::protocol::Twin::DuplicateName)));
         assert_eq!(body(&s[1]).url.as_deref(), Some("http://evil"));
         assert_eq!((s[1].line, s[1].column), (2, 3));
     }
@@ -1512,7 +1534,8 @@ fn bench_phases() {
         },
     )
     .unwrap();
-    let cfg = super::servers::json_config(&claude, &doc, crate::protocol::FileFormat::ClaudeJson).unwrap();
+    let cfg = super::servers::json_config(&claude, &doc, crate::protocol::FileFormat::ClaudeJson)
+        .unwrap();
     let offsets: Vec<usize> = (0..19391).map(|i| i * 400).collect();
     let lc = best_of(20, || super::position::line_cols(&claude, &offsets));
     let ex = best_of(20, || {

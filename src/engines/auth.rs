@@ -217,14 +217,23 @@ pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
     scan_mapping(&declared.headers, &mut out);
     scan_mapping(&declared.env, &mut out);
     scan_argv(declared.command.as_deref(), &declared.args, &mut out);
-    for url in [&declared.url, &declared.extra().server_url, &declared.extra().http_url]
-        .into_iter()
-        .flatten()
-        .filter(|u| !u.is_empty() && Some(u.as_str()) != server.remote_url())
+    for url in [
+        &declared.url,
+        &declared.extra().server_url,
+        &declared.extra().http_url,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|u| !u.is_empty() && Some(u.as_str()) != server.remote_url())
     {
         scan_url(url, &mut out);
     }
-    if let Some(token) = declared.extra().bearer_token.as_deref().filter(|t| !t.is_empty()) {
+    if let Some(token) = declared
+        .extra()
+        .bearer_token
+        .as_deref()
+        .filter(|t| !t.is_empty())
+    {
         scan_mapping(&[("bearer_token".to_string(), token.to_string())], &mut out);
     }
     out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));

@@ -17,14 +17,30 @@ use crate::text::display;
 pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
     let mut out = Vec::new();
     if spec.origin.launch_varies {
-        let what = match spec.launch {
-            Launch::Remote(_) => "URL",
-            _ => "command",
+        let declared = &spec.declared;
+        let (what, written): (&str, Vec<&str>) = match spec.launch {
+            Launch::Remote(_) => (
+                "URL",
+                [
+                    &declared.url,
+                    &declared.extra().server_url,
+                    &declared.extra().http_url,
+                ]
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            ),
+            _ => (
+                "command",
+                declared.command.iter().map(String::as_str).collect(),
+            ),
         };
         let refs: Vec<String> = spec
             .origin
             .variables
             .iter()
+            .filter(|v| written.iter().any(|w| w.contains(v.as_str())))
             .take(4)
             .map(|v| display(v).into_owned())
             .collect();

@@ -2,10 +2,10 @@
 //! §10.A–§10.E), a firing case and a near miss per rule, and every deliberate
 //! divergence, named `…_unlike_reference`.
 
-use crate::protocol::ServerBody;
 use super::auth::audit_server;
 use super::supply::check_launch;
 use crate::model::{EngineFinding, ServerSpec};
+use crate::protocol::ServerBody;
 use crate::rules::RuleId;
 use crate::text::redact::redact_secret;
 
@@ -422,7 +422,8 @@ fn auth_vector_49_noauth_and_plaintext() {
 
 #[test]
 fn auth_vectors_50_to_56() {
-    let ok = url("https://mcp.example.com/sse").with_headers(kv(&[("Authorization", "${MCP_TOKEN}")]));
+    let ok =
+        url("https://mcp.example.com/sse").with_headers(kv(&[("Authorization", "${MCP_TOKEN}")]));
     assert!(audit_server("s", &ok).is_empty());
     assert!(audit_server("s", &url("http://127.0.0.1:8080/mcp")).is_empty());
 
@@ -800,10 +801,12 @@ fn short_bare_secret_is_high_like_newest_reference() {
 
 #[test]
 fn findings_are_sorted_by_rule_then_snippet() {
-    let s = url("http://mcp.example.com").with_headers(kv(&[
+    let s = url("http://mcp.example.com")
+        .with_headers(kv(&[
             ("X-Api-Key", "zzzzliteral"),
             ("Authorization", "aaaaliteral"),
-        ])).with_env(kv(&[("B_TOKEN", "changeme")]));
+        ]))
+        .with_env(kv(&[("B_TOKEN", "changeme")]));
     let f = audit_server("s", &s);
     let keys: Vec<(&str, &str)> = f
         .iter()

@@ -145,6 +145,9 @@ fn write_report(
         return Ok(());
     }
     if args.json {
+        if args.inventory {
+            render::jsonl::render_inventory(report, out)?;
+        }
         render::jsonl::render(report, out)
     } else {
         render::text::render(report, out, style)

@@ -348,11 +348,7 @@ pub fn explicit_reading(path: &Path) -> (FileFormat, &'static [Reader]) {
         .unwrap_or_default();
     let lower = name.to_ascii_lowercase();
     let parent = path.parent();
-    let parent_is = |dir: &str| {
-        parent
-            .and_then(|p| p.file_name())
-            .is_some_and(|n| n == dir)
-    };
+    let parent_is = |dir: &str| parent.and_then(|p| p.file_name()).is_some_and(|n| n == dir);
     if lower.ends_with(".toml") {
         return (FileFormat::CodexToml, &[Reader::Codex]);
     }

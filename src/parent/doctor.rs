@@ -141,7 +141,11 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     .is_some_and(|n| n == ".vscode" || n == ".cursor")
             })
             .and_then(Path::parent)
-            .or_else(|| (format == FileFormat::McpJson).then(|| full.parent()).flatten())
+            .or_else(|| {
+                (format == FileFormat::McpJson)
+                    .then(|| full.parent())
+                    .flatten()
+            })
             .map(Path::to_path_buf);
         explicit_files.push((
             Job {
@@ -474,16 +478,28 @@ fn load_error_text(file: &ConfigFile, e: &LoadError) -> String {
             "invalid {what} in {}: {}{}",
             file.label,
             e.message,
-            still_loaded_by(file, e)
+            still_loaded_by(file, e, Audited::No)
         ),
-        LoadErrorKind::Shape => format!("{}: {}{}", file.label, e.message, still_loaded_by(file, e)),
+        LoadErrorKind::Shape => format!(
+            "{}: {}{}",
+            file.label,
+            e.message,
+            still_loaded_by(file, e, Audited::No)
+        ),
     }
 }
 
-/// For a file refused over a construct some client accepts: which of the file's
-/// clients would still load it, so the refusal is never mistaken for "the client
-/// would not start anything either".
-fn still_loaded_by(file: &ConfigFile, e: &LoadError) -> String {
+/// Whether the servers of a file with a problem were audited anyway.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Audited {
+    Yes,
+    No,
+}
+
+/// For a file refused (or read leniently) over a construct some client accepts:
+/// which of the file's clients would still load it, so a refusal is never mistaken
+/// for "the client would not start anything either".
+fn still_loaded_by(file: &ConfigFile, e: &LoadError, audited: Audited) -> String {
     let Some(construct) = e.construct else {
         return String::new();
     };
@@ -496,9 +512,11 @@ fn still_loaded_by(file: &ConfigFile, e: &LoadError) -> String {
             .collect()
     };
     let (known, unknown) = (names(Some(true)), names(None));
-    if !known.is_empty() {
+    if !known.is_empty() && audited == Audited::Yes {
+        format!(" ({} loads this file as audited)", known.join(", "))
+    } else if !known.is_empty() {
         format!(
-            " ({} would still load this file, so its servers may start although doctor audited none of them)",
+            " ({} would still load this file and start its servers, none of which doctor audited)",
             known.join(", ")
         )
     } else if !unknown.is_empty() {
@@ -563,8 +581,9 @@ fn add_config(
         };
         if let Some(e) = &section.error {
             diag.warning(&format!(
-                "{label}: {} (scan continues; final exit will be 2)",
-                e.message
+                "{label}: {}{} (scan continues; final exit will be 2)",
+                e.message,
+                still_loaded_by(file, e, Audited::Yes)
             ));
             report.hard_errors += 1;
         }
@@ -598,7 +617,9 @@ fn add_config(
                 None => {}
             }
             if !body.extra().repeated_keys.is_empty() {
-                reasons.push(Ambiguity::RepeatedKeys(body.extra().repeated_keys.join(", ")));
+                reasons.push(Ambiguity::RepeatedKeys(
+                    body.extra().repeated_keys.join(", "),
+                ));
             }
             let readings = match reading::read(body, &file.readers) {
                 Ok(r) => r,

@@ -219,9 +219,7 @@ impl<'a> LockIndex<'a> {
     pub fn coverage(&self, server: &ServerSpec) -> Coverage {
         let group = match &server.launch {
             Launch::Remote(r) => self.by_url.get(r.url.as_str()),
-            Launch::Stdio(s) => self
-                .by_launch
-                .get(&(s.command.as_str(), s.args.as_slice())),
+            Launch::Stdio(s) => self.by_launch.get(&(s.command.as_str(), s.args.as_slice())),
             Launch::Nothing => None,
         };
         match group {

@@ -147,7 +147,10 @@ mod tests {
     #[test]
     fn claude_code_applies_defaults_and_keeps_unset_references() {
         assert_eq!(run(Reader::ClaudeCode, "${RUNNER:-npx}").0, "npx");
-        assert_eq!(run(Reader::ClaudeCode, "${PKG:-evil-pkg}@1").0, "evil-pkg@1");
+        assert_eq!(
+            run(Reader::ClaudeCode, "${PKG:-evil-pkg}@1").0,
+            "evil-pkg@1"
+        );
         assert_eq!(run(Reader::ClaudeCode, "${A:-}").0, "");
         assert_eq!(run(Reader::ClaudeCode, "${HOME}/x").0, "${HOME}/x");
         // One split on the first `:-`; no nesting: the first `}` closes.
@@ -176,7 +179,11 @@ mod tests {
 
     #[test]
     fn clients_without_expansion_leave_text_alone() {
-        for r in [Reader::ClaudeDesktop, Reader::Codex, Reader::VsCodeWorkspace] {
+        for r in [
+            Reader::ClaudeDesktop,
+            Reader::Codex,
+            Reader::VsCodeWorkspace,
+        ] {
             let (out, refs) = run(r, "${RUNNER:-npx}");
             assert_eq!(out, "${RUNNER:-npx}");
             assert!(refs.is_empty());

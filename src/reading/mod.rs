@@ -75,7 +75,10 @@ impl Reader {
             (ClaudeCode | VsCodeWorkspace, ByteOrderMark) => Some(true),
             (ClaudeCode | VsCodeWorkspace, InvalidUtf8 | LoneSurrogate | DeepNesting) => Some(true),
             (ClaudeCode | VsCodeWorkspace, DuplicateKey | ProtoKey | DottedKey) => Some(true),
-            (ClaudeCode | VsCodeWorkspace, Comment | TrailingComma) => Some(false),
+            (ClaudeCode, Comment | TrailingComma) => Some(false),
+            // Which parser recent VS Code reads a workspace `.mcp.json` with is not
+            // settled (`JSON.parse` in the source read; JSONC reported).
+            (VsCodeWorkspace, Comment | TrailingComma) => None,
             // VS Code's JSONC parser: comments, trailing commas, lone surrogates,
             // any depth; invalid UTF-8 decoded lossily.
             (VsCode, _) => Some(true),
@@ -139,7 +142,8 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
                         readers: vec![reader],
                         variables,
                         launch_varies,
-                        disabled: declared.extra().enabled == Some(false) || declared.extra().disabled == Some(true),
+                        disabled: declared.extra().enabled == Some(false)
+                            || declared.extra().disabled == Some(true),
                     },
                 }),
             }
@@ -156,7 +160,8 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
             declared: Arc::clone(&declared),
             origin: Origin {
                 readers: file.readers.to_vec(),
-                disabled: declared.extra().enabled == Some(false) || declared.extra().disabled == Some(true),
+                disabled: declared.extra().enabled == Some(false)
+                    || declared.extra().disabled == Some(true),
                 ..Origin::default()
             },
         });
@@ -188,7 +193,8 @@ fn describe(specs: &[ServerSpec]) -> String {
                 Launch::Nothing => "starts nothing".to_string(),
             };
             let what = if who.len() > 1 {
-                what.replacen("starts", "start", 1).replacen("connects", "connect", 1)
+                what.replacen("starts", "start", 1)
+                    .replacen("connects", "connect", 1)
             } else {
                 what.to_string()
             };
@@ -217,11 +223,15 @@ fn varies(launch: &Launch, declared: &ServerBody, variables: &[String]) -> bool 
     }
     let written: Vec<&str> = match launch {
         Launch::Stdio(_) => declared.command.iter().map(String::as_str).collect(),
-        Launch::Remote(_) => [&declared.url, &declared.extra().server_url, &declared.extra().http_url]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .collect(),
+        Launch::Remote(_) => [
+            &declared.url,
+            &declared.extra().server_url,
+            &declared.extra().http_url,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect(),
         Launch::Nothing => Vec::new(),
     };
     written
@@ -262,7 +272,9 @@ fn launches(
                 None | Some("stdio") => url.and_then(|u| {
                     remote(reader, u, Transport::Unspecified, body, known, &mut refs)
                 }),
-                Some(t) => url.and_then(|u| remote(reader, u, transport_of(t), body, known, &mut refs)),
+                Some(t) => {
+                    url.and_then(|u| remote(reader, u, transport_of(t), body, known, &mut refs))
+                }
             };
             push(launch, refs);
         }
@@ -295,11 +307,15 @@ fn launches(
             // Local stdio servers; one report has `type: http|sse` + url working.
             let mut refs = Vec::new();
             push(stdio(reader, body, known, &mut refs), refs);
-            let remote_type = matches!(ty.as_deref(), Some(t) if transport_of(t) != Transport::Unspecified);
+            let remote_type =
+                matches!(ty.as_deref(), Some(t) if transport_of(t) != Transport::Unspecified);
             if command.is_none() || remote_type {
                 let mut refs = Vec::new();
                 let t = ty.as_deref().map_or(Transport::Unspecified, transport_of);
-                push(url.and_then(|u| remote(reader, u, t, body, known, &mut refs)), refs);
+                push(
+                    url.and_then(|u| remote(reader, u, t, body, known, &mut refs)),
+                    refs,
+                );
             }
         }
         Reader::Cursor => {
@@ -309,7 +325,10 @@ fn launches(
             push(stdio(reader, body, known, &mut refs), refs);
             let mut refs = Vec::new();
             let t = ty.as_deref().map_or(Transport::Unspecified, transport_of);
-            push(url.and_then(|u| remote(reader, u, t, body, known, &mut refs)), refs);
+            push(
+                url.and_then(|u| remote(reader, u, t, body, known, &mut refs)),
+                refs,
+            );
         }
         Reader::Windsurf => {
             // `serverUrl` or `url` (documented); which wins when both differ, and
@@ -317,7 +336,10 @@ fn launches(
             let mut refs = Vec::new();
             push(stdio(reader, body, known, &mut refs), refs);
             let t = ty.as_deref().map_or(Transport::Unspecified, transport_of);
-            for u in [non_empty(&body.extra().server_url), url].into_iter().flatten() {
+            for u in [non_empty(&body.extra().server_url), url]
+                .into_iter()
+                .flatten()
+            {
                 let mut refs = Vec::new();
                 push(remote(reader, u, t, body, known, &mut refs), refs);
             }
@@ -416,7 +438,10 @@ fn codex(body: &ServerBody) -> Result<Launch, String> {
     if let Some(command) = body.command.as_deref() {
         let http_field = [
             body.url.is_some().then_some("url"),
-            body.extra().bearer_token_env_var.is_some().then_some("bearer_token_env_var"),
+            body.extra()
+                .bearer_token_env_var
+                .is_some()
+                .then_some("bearer_token_env_var"),
             (!body.headers.is_empty()).then_some("http_headers"),
             (!body.extra().env_http_headers.is_empty()).then_some("env_http_headers"),
         ]

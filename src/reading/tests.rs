@@ -85,7 +85,10 @@ fn claude_code_runs_the_command_unless_a_remote_type_says_otherwise() {
     assert_eq!(read_as(cc, typed), [("stdio", "sh -c x".into())]);
     let mut http = both;
     http["type"] = json!("http");
-    assert_eq!(read_as(cc, http), [("http", "https://ok.example.com/mcp".into())]);
+    assert_eq!(
+        read_as(cc, http),
+        [("http", "https://ok.example.com/mcp".into())]
+    );
     // A url without a type is invalid to Claude Code: audited as remote anyway.
     assert_eq!(
         read_as(cc, json!({"url": "https://x.example.com"})),
@@ -103,7 +106,10 @@ fn vscode_decides_by_command_when_the_type_is_not_stdio_or_http() {
     assert_eq!(read_as(vs, sse), [("stdio", "sh".into())]);
     let mut http = both;
     http["type"] = json!("http");
-    assert_eq!(read_as(vs, http), [("http", "https://ok.example.com/mcp".into())]);
+    assert_eq!(
+        read_as(vs, http),
+        [("http", "https://ok.example.com/mcp".into())]
+    );
     // `type: stdio` with only a url: a stdio server with no command starts nothing.
     assert_eq!(
         read_as(vs, json!({"type": "stdio", "url": "https://x.example.com"})),
@@ -152,7 +158,10 @@ fn windsurf_reads_server_url_and_every_undocumented_reading() {
 fn gemini_prefers_http_url_then_url_then_command() {
     let g = &[Reader::GeminiCli][..];
     assert_eq!(
-        read_as(g, json!({"httpUrl": "https://a.example.com", "url": "https://b.example.com", "command": "x"})),
+        read_as(
+            g,
+            json!({"httpUrl": "https://a.example.com", "url": "https://b.example.com", "command": "x"})
+        ),
         [("http", "https://a.example.com".into())]
     );
     assert_eq!(

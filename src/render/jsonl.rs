@@ -5,11 +5,18 @@
 //! that order, spelled like Python's `json.dumps(ensure_ascii=False)`: separators
 //! `", "` and `": "`, non-ASCII written literally, one `\n` after each object.
 //! No finding, no output. Config-derived fields pass through [`safe_text`](crate::text::safe_text::safe_text) first.
+//!
+//! `--inventory` adds, before the findings, one `{"kind": "server", …}` line per
+//! audited server: what each client reading of each entry starts, for inventories
+//! and for checking doctor's reading against a client's own (see
+//! `docs/clients.md`). Its `launch_digest` is the lock format's `command_digest` of
+//! the launch (after the client's expansion), so it names exactly what a lock must
+//! pin without printing any word of it.
 
 use std::io::{self, Write};
 
-use crate::model::Finding;
-use crate::model::Report;
+use crate::digest;
+use crate::model::{AuditedServer, Finding, Launch, Report};
 use crate::render::{Targets, FLUSH_AT};
 use crate::text::display;
 
@@ -35,6 +42,96 @@ fn push_line(buf: &mut Vec<u8>, finding: &Finding, targets: &mut Targets) -> io:
     push_json_string(buf, &display(&finding.snippet))?;
     buf.push(b'}');
     Ok(())
+}
+
+/// Append one `{"kind": "server", …}` line for `server`, without the newline.
+fn push_server_line(
+    buf: &mut Vec<u8>,
+    report: &Report,
+    server: &AuditedServer,
+    targets: &mut Targets,
+) -> io::Result<()> {
+    let spec = &server.spec;
+    let client = report
+        .sources
+        .get(server.source)
+        .map_or("", |s| s.client.as_str());
+    let name = server
+        .target
+        .strip_prefix(
+            report
+                .sources
+                .get(server.source)
+                .map_or("", |s| s.label.as_str()),
+        )
+        .and_then(|t| t.strip_prefix('#'))
+        .unwrap_or(&server.name);
+    buf.extend_from_slice(b"{\"kind\": \"server\", \"target\": ");
+    push_json_string(buf, &targets.display(&server.target))?;
+    buf.extend_from_slice(b", \"client\": ");
+    push_json_string(buf, &display(client))?;
+    buf.extend_from_slice(b", \"readers\": [");
+    for (i, r) in spec.origin.readers.iter().enumerate() {
+        if i > 0 {
+            buf.extend_from_slice(b", ");
+        }
+        push_json_string(buf, r.name())?;
+    }
+    buf.extend_from_slice(b"], \"name\": ");
+    push_json_string(buf, &display(name))?;
+    buf.extend_from_slice(b", \"transport\": ");
+    push_json_string(buf, spec.launch.kind())?;
+    buf.extend_from_slice(b", \"launch_digest\": ");
+    let digest = match &spec.launch {
+        Launch::Stdio(s) => Some(digest::command_digest_stdio(&s.command, &s.args)),
+        Launch::Remote(r) => Some(digest::command_digest_url(&r.url)),
+        Launch::Nothing => None,
+    };
+    match digest {
+        Some(d) => push_json_string(buf, &d)?,
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.extend_from_slice(b", \"disabled\": ");
+    buf.extend_from_slice(if spec.origin.disabled {
+        b"true"
+    } else {
+        b"false"
+    });
+    let names = |pairs: &[(String, String)]| -> Vec<String> {
+        pairs.iter().map(|(k, _)| display(k).into_owned()).collect()
+    };
+    for (key, list) in [
+        ("env_names", names(spec.env())),
+        ("header_names", names(spec.headers())),
+    ] {
+        buf.extend_from_slice(b", \"");
+        buf.extend_from_slice(key.as_bytes());
+        buf.extend_from_slice(b"\": [");
+        for (i, n) in list.iter().enumerate() {
+            if i > 0 {
+                buf.extend_from_slice(b", ");
+            }
+            push_json_string(buf, n)?;
+        }
+        buf.push(b']');
+    }
+    buf.push(b'}');
+    Ok(())
+}
+
+/// Write one `{"kind": "server", …}` line per audited server (`--inventory`).
+pub fn render_inventory(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(2 * FLUSH_AT);
+    let mut targets = Targets::new();
+    for server in &report.servers {
+        push_server_line(&mut buf, report, server, &mut targets)?;
+        buf.push(b'\n');
+        if buf.len() >= FLUSH_AT {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
 }
 
 /// One JSONL line for `finding`, without the trailing newline.

@@ -388,27 +388,61 @@ fn render_fixes(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 
 /// Write the human report for `report`.
 pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+    // Disabled servers (Codex `enabled = false`, JSON `disabled: true`) are audited
+    // and listed, but never counted as running.
+    let disabled = |n: usize| {
+        if n == 0 {
+            String::new()
+        } else {
+            format!(", {n} disabled")
+        }
+    };
+    let total_disabled = report
+        .servers
+        .iter()
+        .filter(|s| s.spec.origin.disabled)
+        .count();
     writeln!(
         out,
-        "{} — {} config source(s), {} server(s)",
+        "{} — {} config source(s), {} server(s){}",
         paint(style, BOLD, "MCP posture"),
         report.sources.len(),
-        report.servers.len()
+        report.servers.len(),
+        disabled(total_disabled)
     )?;
     // One pass over the servers: a ~/.claude.json can hold thousands of sources.
-    let mut counts = vec![0usize; report.sources.len()];
+    let mut counts = vec![(0usize, 0usize); report.sources.len()];
     for server in &report.servers {
-        if let Some(count) = counts.get_mut(server.source) {
+        if let Some((count, off)) = counts.get_mut(server.source) {
             *count += 1;
+            *off += usize::from(server.spec.origin.disabled);
         }
     }
-    for (source, count) in report.sources.iter().zip(&counts) {
+    for (source, (count, off)) in report.sources.iter().zip(&counts) {
         writeln!(
             out,
-            "  {}  {}  ({count} server(s))",
+            "  {}  {}  ({count} server(s){})",
             paint(style, CYAN, &display(&source.client)),
-            display(&source.label)
+            display(&source.label),
+            disabled(*off)
         )?;
+    }
+    let off: Vec<&str> = report
+        .servers
+        .iter()
+        .filter(|s| s.spec.origin.disabled)
+        .map(|s| s.target.as_ref())
+        .take(20)
+        .collect();
+    for target in &off {
+        writeln!(
+            out,
+            "  disabled in its file (audited, not counted as running): {}",
+            display(target)
+        )?;
+    }
+    if total_disabled > off.len() {
+        writeln!(out, "  … and {} more disabled", total_disabled - off.len())?;
     }
     writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
 

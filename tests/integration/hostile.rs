@@ -182,9 +182,16 @@ fn a_repeated_server_name_audits_every_copy() {
             .iter()
             .any(|l| l["rule_id"] == rule && l["target"] == target)
     };
-    assert!(hits("WRD-SUP-CURL-PIPE", "~/.cursor/mcp.json#a#2"), "{}", run.stdout);
+    assert!(
+        hits("WRD-SUP-CURL-PIPE", "~/.cursor/mcp.json#a#2"),
+        "{}",
+        run.stdout
+    );
     assert!(hits("WRD-DOCTOR-AMBIGUOUS-SERVER", "~/.cursor/mcp.json#a"));
-    assert!(hits("WRD-DOCTOR-AMBIGUOUS-SERVER", "~/.cursor/mcp.json#a#2"));
+    assert!(hits(
+        "WRD-DOCTOR-AMBIGUOUS-SERVER",
+        "~/.cursor/mcp.json#a#2"
+    ));
     // A repeated key where no loader reads (not server-bearing) is still refused.
     env.write(
         "home/.cursor/mcp.json",

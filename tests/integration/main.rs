@@ -6,6 +6,7 @@ mod util;
 mod bounded;
 
 mod audit;
+mod clients;
 mod discovery;
 mod hostile;
 mod locks;

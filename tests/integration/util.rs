@@ -12,8 +12,12 @@ pub const GHP_ENG: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 pub const UUID: &str = "8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d";
 pub const BEARER: &str = "ghs_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8";
 
+/// The binary under test: this build's, or `MCP_WARDEN_TEST_BIN` (to show that a
+/// test fails on an older build).
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcp-warden"))
+    std::env::var_os("MCP_WARDEN_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_mcp-warden")))
 }
 
 /// `T/` with `T/home` (the fake home) and `T/work` (the cwd). Neither has a `.git`
