@@ -118,7 +118,7 @@ async function main() {
 
   const rel = (v) => (v.format === "cases" ? `cases/${relative(opts.cases, v.path)}` : relative(opts.corpus, v.path));
   for (const v of verdicts) {
-    if (opts.verbose) console.log(`${v.status.padEnd(8)} ${rel(v)}`);
+    if (opts.verbose) console.log(`file ${v.status.toLowerCase().padEnd(8)} ${rel(v)}`);
     for (const p of v.problems) console.log(`DISAGREE ${rel(v)}  [${p.client}]  ${p.server}: ${p.what}`);
   }
   console.log("");

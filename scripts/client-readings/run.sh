@@ -42,6 +42,6 @@ CARGO_TARGET_DIR=$target cargo build --quiet --locked \
 
 export CLIENT_READINGS_NODE_MODULES=$modules/node_modules
 export CODEX_READER=$target/debug/codex-reader
-node "$here/selftest.mjs"
+CLIENT_READINGS_LEGACY_VSCODE= node "$here/selftest.mjs"
 node "$here/harness.mjs" --bin "$bin" --corpus "$corpus" --cases "$here/cases" \
     --work "$target/run" "$@"

@@ -59,7 +59,8 @@ function describe(r) {
   return `${r.transport} ${r.what}${r.disabled ? " (disabled)" : ""}${scope} ${short(r.digest)}`;
 }
 
-const describeLine = (d) => `${d.transport} ${short(d.launch_digest)}${d.disabled ? " disabled" : ""} readings=${d.readings} (${d.target})`;
+const describeLine = (d) =>
+  `${d.transport} ${short(d.launch_digest)}${d.disabled ? " disabled" : ""}${typeof d.readings === "number" ? ` readings=${d.readings}` : ""} (${d.target})`;
 
 // -> { status: "agree" | "superset" | "refused" | "DISAGREE", problems: [{client, server, what}] }
 export function compare({ results, doctor, label }) {
@@ -84,10 +85,15 @@ export function compare({ results, doctor, label }) {
   for (const junk of doctor.junk) problems.push({ client: "-", server: "-", what: `doctor printed a line that is not JSON: ${junk.slice(0, 80)}` });
 
   const readings = mergeReadings(results);
+  // Doctor lines a client reading accounts for: matched, or already reported
+  // against that reading (same launch, but disabled or named differently).
   const matched = new Set();
   for (const r of readings) {
     const candidates = doctor.servers.filter((d) => sameLaunch(r, d, label));
     candidates.forEach((d) => matched.add(d));
+    const similar = doctor.servers.filter(
+      (d) => transportClass(d.transport) === r.transport && d.launch_digest === r.digest && scopeMatches(r, d, label),
+    );
     const full = candidates.find(
       (d) => missing(r.env_names, d.env_names, false).length === 0 && missing(r.header_names, d.header_names, true).length === 0,
     );
@@ -103,6 +109,16 @@ export function compare({ results, doctor, label }) {
       });
       continue;
     }
+    similar.forEach((d) => matched.add(d));
+    const renamed = similar.filter((d) => d.name !== r.name);
+    if (renamed.length > 0) {
+      problems.push({
+        client: clientsOf(r, results),
+        server: r.name,
+        what: `doctor audits this launch (${describe(r)}) under the name ${renamed.map((d) => JSON.stringify(d.name)).join(", ")}; an inventory name is the name as written`,
+      });
+      continue;
+    }
     const same = doctor.servers.filter((d) => d.name === r.name);
     problems.push({
       client: clientsOf(r, results),
@@ -110,9 +126,12 @@ export function compare({ results, doctor, label }) {
       what: `client starts ${describe(r)}; doctor ${same.length ? `audits ${same.map(describeLine).join(" | ")}` : "does not audit it"}`,
     });
   }
+  // A server already in disagreement is not reported again for its extras.
+  const reported = new Set(problems.map((p) => p.server));
   let flaggedExtra = false;
   for (const d of doctor.servers) {
     if (matched.has(d) || transportClass(d.transport) === "none") continue;
+    if (reported.has(d.name)) continue;
     const ambiguous = doctor.findings.some((f) => f.rule_id === "WRD-DOCTOR-AMBIGUOUS-SERVER" && f.target === d.target);
     if ((typeof d.readings === "number" && d.readings > 1) || ambiguous) {
       flaggedExtra = true;
