@@ -23,18 +23,22 @@ function readServers(root, resolve) {
     if (!isObject(entry)) continue;
     let type = entry.type;
     if (type !== "stdio" && type !== "http") type = entry.command ? "stdio" : "http";
-    let reading;
-    if (type === "http") {
-      const headers = expand.deep(resolve, isObject(entry.headers) ? entry.headers : {}, true);
-      reading = remoteReading(name, resolve(entry.url), Object.keys(headers));
-    } else {
-      const env = expand.deep(resolve, isObject(entry.env) ? entry.env : {}, true);
-      const args = Array.isArray(entry.args) ? expand.deep(resolve, entry.args) : entry.args;
-      reading = stdioReading(name, resolve(entry.command), args, Object.keys(env).filter((k) => env[k] !== null));
-    }
+    const reading = launch(name, entry, type === "http", resolve);
     if (reading) readings.push(reading);
   }
   return readings;
+}
+
+// The launch of one entry after the resolver (keys of env and headers too;
+// an env value of null removes the variable).
+function launch(name, entry, http, resolve) {
+  if (http) {
+    const headers = expand.deep(resolve, isObject(entry.headers) ? entry.headers : {}, true);
+    return remoteReading(name, resolve(entry.url), Object.keys(headers));
+  }
+  const env = expand.deep(resolve, isObject(entry.env) ? entry.env : {}, true);
+  const args = Array.isArray(entry.args) ? expand.deep(resolve, entry.args) : entry.args;
+  return stdioReading(name, resolve(entry.command), args, Object.keys(env).filter((k) => env[k] !== null));
 }
 
 // `.vscode/mcp.json` (folder = the folder holding `.vscode`) or the user file
@@ -136,15 +140,7 @@ export function readMcpJsonLegacy(bytes, ctx) {
   const readings = [];
   for (const [name, entry] of Object.entries(servers)) {
     if (!isObject(entry)) continue;
-    let reading;
-    if ("url" in entry) {
-      const headers = expand.deep(resolve, isObject(entry.headers) ? entry.headers : {}, true);
-      reading = remoteReading(name, resolve(entry.url), Object.keys(headers));
-    } else {
-      const env = expand.deep(resolve, isObject(entry.env) ? entry.env : {}, true);
-      const args = Array.isArray(entry.args) ? expand.deep(resolve, entry.args) : entry.args;
-      reading = stdioReading(name, resolve(entry.command), args, Object.keys(env).filter((k) => env[k] !== null));
-    }
+    const reading = launch(name, entry, "url" in entry, resolve);
     if (reading) readings.push(reading);
   }
   return [{ client, loaded: true, readings }];

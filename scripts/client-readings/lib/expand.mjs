@@ -23,21 +23,26 @@ export function vscode(ctx) {
     return value.replace(/\$\{(.*?)\}/g, (match, text) => {
       if (text.includes("${")) return match;
       if (text.startsWith("env:")) return "";
-      switch (text) {
-        case "userHome":
-          return ctx.home;
-        case "workspaceFolder":
-          return ctx.folder ?? match;
-        case "workspaceFolderBasename":
-          return ctx.folder ? basename(ctx.folder) : match;
-        case "pathSeparator":
-        case "/":
-          return "/";
-        default:
-          return match;
-      }
+      return predefined(ctx, text) ?? match;
     });
   };
+}
+
+// The editor variables VS Code and Cursor share; undefined for any other.
+function predefined(ctx, text) {
+  switch (text) {
+    case "userHome":
+      return ctx.home;
+    case "workspaceFolder":
+      return ctx.folder ?? undefined;
+    case "workspaceFolderBasename":
+      return ctx.folder ? basename(ctx.folder) : undefined;
+    case "pathSeparator":
+    case "/":
+      return "/";
+    default:
+      return undefined;
+  }
 }
 
 // Cursor ("Config interpolation", as quoted): `${env:NAME}`, `${userHome}`,
@@ -48,19 +53,7 @@ export function cursor(ctx, unset) {
     if (typeof value !== "string") return value;
     return value.replace(/\$\{([^}]+)\}/g, (match, text) => {
       if (text.startsWith("env:")) return unset === "empty" ? "" : match;
-      switch (text) {
-        case "userHome":
-          return ctx.home;
-        case "workspaceFolder":
-          return ctx.folder ?? match;
-        case "workspaceFolderBasename":
-          return ctx.folder ? basename(ctx.folder) : match;
-        case "pathSeparator":
-        case "/":
-          return "/";
-        default:
-          return match;
-      }
+      return predefined(ctx, text) ?? match;
     });
   };
 }

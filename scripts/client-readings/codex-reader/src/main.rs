@@ -144,14 +144,20 @@ fn string(value: Option<&Value>, key: &str) -> Result<Option<String>, String> {
 }
 
 fn string_list(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
+    list(value, key, |item| item.as_str().map(str::to_owned))
+}
+
+/// An optional array whose every item `item` accepts.
+fn list(
+    value: Option<&Value>,
+    key: &str,
+    item: impl Fn(&Value) -> Option<String>,
+) -> Result<Vec<String>, String> {
     match value {
         None => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| match item {
-                Value::String(s) => Ok(s.clone()),
-                _ => Err(format!("{key} holds a value that is not a string")),
-            })
+            .map(|v| item(v).ok_or_else(|| format!("{key} holds a value of the wrong type")))
             .collect(),
         Some(_) => Err(format!("{key} is not an array")),
     }
@@ -174,19 +180,9 @@ fn string_table(value: Option<&Value>, key: &str) -> Result<Vec<(String, String)
 /// `env_vars`: names forwarded from Codex's environment, as strings or as
 /// `{ name = "...", source = "local" | "remote" }` tables.
 fn env_var_names(value: Option<&Value>) -> Result<Vec<String>, String> {
-    match value {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::String(s) => Ok(s.clone()),
-                Value::Table(t) => match t.get("name") {
-                    Some(Value::String(s)) => Ok(s.clone()),
-                    _ => Err("env_vars entry without a string name".to_string()),
-                },
-                _ => Err("env_vars holds a value that is neither a name nor a table".to_string()),
-            })
-            .collect(),
-        Some(_) => Err("env_vars is not an array".into()),
-    }
+    list(value, "env_vars", |item| match item {
+        Value::String(s) => Some(s.clone()),
+        Value::Table(t) => t.get("name").and_then(Value::as_str).map(str::to_owned),
+        _ => None,
+    })
 }
