@@ -91,6 +91,12 @@ function show(opts) {
   console.log(JSON.stringify({ location, placed, results }, null, 2));
 }
 
+// Config names and values reach the terminal: control, bidi and other
+// invisible characters are printed as \u escapes.
+const safe = (text) =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 async function main() {
   const opts = options(process.argv.slice(2));
   if (opts.show) return show(opts);
@@ -118,8 +124,8 @@ async function main() {
 
   const rel = (v) => (v.format === "cases" ? `cases/${relative(opts.cases, v.path)}` : relative(opts.corpus, v.path));
   for (const v of verdicts) {
-    if (opts.verbose) console.log(`file ${v.status.toLowerCase().padEnd(8)} ${rel(v)}`);
-    for (const p of v.problems) console.log(`DISAGREE ${rel(v)}  [${p.client}]  ${p.server}: ${p.what}`);
+    if (opts.verbose) console.log(safe(`file ${v.status.toLowerCase().padEnd(8)} ${rel(v)}`));
+    for (const p of v.problems) console.log(safe(`DISAGREE ${rel(v)}  [${p.client}]  ${JSON.stringify(p.server)}: ${p.what}`));
   }
   console.log("");
   console.log("format   files  agree  superset(flagged)  refused(named)  DISAGREE");
