@@ -182,6 +182,18 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub fn json(data: &[u8]) {
     let plain = config_props(FileFormat::Json, data);
     let claude = config_props(FileFormat::ClaudeJson, data);
+    let workspace = config_props(FileFormat::McpJson, data);
+    if let (Ok(plain), Ok(workspace)) = (&plain, &workspace) {
+        // The flat reading only adds entries, after the maps' own.
+        let (p, w) = (plain.sections.first(), workspace.sections.first());
+        if let (Some(p), Some(w)) = (p, w) {
+            assert!(
+                w.servers.len() >= p.servers.len()
+                    && w.servers.iter().zip(&p.servers).all(|(a, b)| a == b),
+                ".mcp.json: the workspace loader drops or changes an entry the plain loader reads"
+            );
+        }
+    }
     if let (Ok(plain), Ok(claude)) = (&plain, &claude) {
         assert_eq!(
             claude.sections.first(),
@@ -201,6 +213,13 @@ pub fn jsonc(data: &[u8]) {
     }
     let strict = parse_file(FileFormat::Json, data);
     match (&strict, &lax) {
+        // VS Code gives `__proto__` and dotted `servers.` keys a meaning strict JSON
+        // readers do not: only the VS Code loader refuses them.
+        (ChildMessage::Config(Ok(_)), ChildMessage::Config(Err(l)))
+            if matches!(
+                l.construct,
+                Some(crate::protocol::Construct::ProtoKey | crate::protocol::Construct::DottedKey)
+            ) => {}
         (ChildMessage::Config(Ok(_)), _) => assert_eq!(
             lax, strict,
             "jsonc: a file strict JSON accepts gives different records in JSONC"
@@ -258,9 +277,24 @@ fn config_checks(format: FileFormat, data: &[u8], msg: &ChildMessage) {
     let Ok(config) = result else {
         return;
     };
-    let Ok(text) = std::str::from_utf8(data) else {
-        panic!("{name}: records returned for input that is not UTF-8");
-    };
+    // Invalid UTF-8 is read as Node reads it (U+FFFD for each invalid sequence)
+    // and flagged as the file's error; TOML never returns records for it.
+    let lossy = String::from_utf8_lossy(data);
+    if matches!(lossy, std::borrow::Cow::Owned(_)) {
+        assert!(
+            format != FileFormat::CodexToml,
+            "{name}: records returned for TOML that is not UTF-8"
+        );
+        assert!(
+            config
+                .sections
+                .first()
+                .and_then(|s| s.error.as_ref())
+                .is_some_and(|e| e.construct == Some(crate::protocol::Construct::InvalidUtf8)),
+            "{name}: input that is not UTF-8 was read without being flagged"
+        );
+    }
+    let text: &str = &lossy;
     let mut strings: Vec<&str> = Vec::new();
     for (i, section) in config.sections.iter().enumerate() {
         assert_eq!(
@@ -773,7 +807,14 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
             );
         }
     }
-    for (k, v) in spec.declared.env.iter().chain(&spec.declared.headers) {
+    for (k, v) in spec
+        .declared
+        .env
+        .iter()
+        .chain(&spec.declared.headers)
+        .chain(spec.env())
+        .chain(spec.headers())
+    {
         for secret in [k, v] {
             if has_vendor_secret(secret) {
                 assert!(
@@ -1310,5 +1351,8 @@ mod tests {
         assert_eq!(spec.args(), ["-y"]);
         assert_eq!(spec.env(), [("TOKEN".into(), "x".into())]);
         assert_eq!(spec.declared.headers, [("Auth".into(), "y".into())]);
+        // Moved into the launch, not copied.
+        assert_eq!(spec.declared.command, None);
+        assert!(spec.declared.args.is_empty());
     }
 }

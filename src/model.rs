@@ -92,7 +92,11 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
     pub launch: Launch,
-    /// Every field as written, before expansion.
+    /// The entry's fields as written (before expansion), except those the launch
+    /// carries verbatim: an entry's only reading moves those into the launch
+    /// rather than copy them. The launch and `declared` together are the whole
+    /// entry, which is what the credential scans read. A field with a variable
+    /// reference is never moved.
     pub declared: std::sync::Arc<crate::protocol::ServerBody>,
     pub origin: Origin,
 }

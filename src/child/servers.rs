@@ -97,17 +97,31 @@ impl Node for Value<'_> {
     }
     fn repeated_keys(&self) -> Vec<&str> {
         match self {
-            Value::Object(members) => repeated(members.iter().map(|m| m.key.as_ref())),
+            Value::Object(members) => repeated(members.len(), |i| {
+                members.get(i).map_or("", |m| m.key.as_ref())
+            }),
             _ => Vec::new(),
         }
     }
 }
 
-/// Keys that occur more than once, each once, in the order of their second copy.
-pub(crate) fn repeated<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<&'k str> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for k in keys {
+/// Keys that occur more than once among `n` keys, each once, in the order of their
+/// second copy. An entry has a handful of keys: up to 16 are compared pairwise
+/// without allocating; more go through a set.
+pub(crate) fn repeated<'k>(n: usize, key: impl Fn(usize) -> &'k str) -> Vec<&'k str> {
+    let mut out: Vec<&'k str> = Vec::new();
+    if n <= 16 {
+        for j in 1..n {
+            let k = key(j);
+            if (0..j).any(|i| key(i) == k) && !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        return out;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(n);
+    for i in 0..n {
+        let k = key(i);
         if !seen.insert(k) && !out.contains(&k) {
             out.push(k);
         }
@@ -177,7 +191,7 @@ fn map_field<N: Node>(
     entry: &N,
     key: &str,
     d: Dialect,
-    repeated: &mut Vec<String>,
+    seen_twice: &mut Vec<String>,
 ) -> Result<Vec<(String, String)>, String> {
     let Some(v) = present(entry.field(key)) else {
         return Ok(Vec::new());
@@ -207,15 +221,32 @@ fn map_field<N: Node>(
                 ))
             }
         };
-        // At most 4,096 entries: a linear search per key is bounded.
-        if let Some(i) = out.iter().position(|(n, _)| *n == name) {
-            out.remove(i);
-            let what = format!("{key}.{}", excerpt(k));
-            if !repeated.contains(&what) {
-                repeated.push(what);
+        out.push((name, value));
+    }
+    // Keep the last copy of a repeated key, where it stands (the clients' reading).
+    let twice = self::repeated(out.len(), |i| {
+        out.get(i)
+            .map_or("", |(n, _): &(String, String)| n.as_str())
+    });
+    if !twice.is_empty() {
+        let twice: Vec<String> = twice.into_iter().map(str::to_string).collect();
+        let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, (n, _)) in out.iter().enumerate() {
+            last.insert(n.as_str(), i);
+        }
+        let keep: Vec<bool> = out
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| last.get(n.as_str()) == Some(&i))
+            .collect();
+        let mut flags = keep.into_iter();
+        out.retain(|_| flags.next().unwrap_or(true));
+        for t in &twice {
+            let what = format!("{key}.{}", excerpt(t));
+            if !seen_twice.contains(&what) {
+                seen_twice.push(what);
             }
         }
-        out.push((name, value));
     }
     Ok(out)
 }
@@ -387,11 +418,12 @@ fn entries_of(
 
 /// Mark every copy of a name that occurs more than once.
 fn flag_repeated_names(found: &mut [Found]) {
-    let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
-    let repeated: std::collections::HashSet<String> = repeated(names.into_iter())
-        .into_iter()
-        .map(str::to_string)
-        .collect();
+    let repeated: std::collections::HashSet<String> = repeated(found.len(), |i| {
+        found.get(i).map_or("", |f| f.name.as_str())
+    })
+    .into_iter()
+    .map(str::to_string)
+    .collect();
     if repeated.is_empty() {
         return;
     }

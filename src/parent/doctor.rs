@@ -598,7 +598,8 @@ fn add_config(
             scope: file.scope,
         });
         let keys = display_keys(&section.servers);
-        let mut extra_keys = ExtraKeys::new(&keys);
+        // Built on the first entry with a second reading: most sections have none.
+        let mut extra_keys: Option<ExtraKeys> = None;
         for (entry, name) in section.servers.into_iter().zip(keys.iter()) {
             let body = match entry.body {
                 Ok(body) => body,
@@ -638,7 +639,9 @@ fn add_config(
                 let key = if i == 0 {
                     name.clone()
                 } else {
-                    extra_keys.next(name, reading_tag(&spec))
+                    extra_keys
+                        .get_or_insert_with(|| ExtraKeys::new(&keys))
+                        .next(name, reading_tag(&spec))
                 };
                 ambiguous.push(reasons.clone());
                 report.servers.push(AuditedServer {

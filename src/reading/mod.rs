@@ -63,6 +63,15 @@ impl Reader {
         }
     }
 
+    /// Whether every entry gives this reader at most one launch built from each
+    /// field (so the only reading may move the entry's strings).
+    fn builds_one_launch(self) -> bool {
+        matches!(
+            self,
+            Reader::ClaudeCode | Reader::VsCode | Reader::VsCodeWorkspace | Reader::GeminiCli
+        )
+    }
+
     /// Whether this reader loads a file that has `construct`, which doctor refuses:
     /// `Some(true)` known to load it, `None` not known.
     pub fn loads(self, construct: Construct) -> Option<bool> {
@@ -110,43 +119,56 @@ pub struct Readings {
 /// Every distinct reading of `body` by `readers`, or why every reader refuses it
 /// (only Codex refuses entries: it then starts none of the file's servers).
 pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
-    let declared = Arc::new(body);
-    let mut specs: Vec<ServerSpec> = Vec::new();
+    let mut body = body;
+    // The only reading of an entry may move the strings it uses verbatim out of the
+    // entry instead of copying them (a `~/.claude.json` holds tens of thousands of
+    // entries); `declared` then keeps what the launch does not carry as written,
+    // and the credential scans read both. Readers that build two launches from one
+    // field (Windsurf's two URLs share the headers) always copy.
+    let take = match file.readers {
+        [only] => only.builds_one_launch(),
+        _ => false,
+    };
+    let mut found: Vec<(Reader, Launch, Vec<String>, bool)> = Vec::new();
     let mut refusals: Vec<String> = Vec::new();
     for &reader in file.readers {
-        let launches = match launches(reader, &declared, &file.known) {
-            Ok(l) => l,
-            Err(reason) => {
-                refusals.push(format!("{} refuses this entry: {reason}", reader.name()));
-                continue;
-            }
-        };
-        for (launch, variables) in launches {
-            let launch_varies = varies(&launch, &declared, &variables);
-            match specs.iter_mut().find(|s| same_start(&s.launch, &launch)) {
-                Some(spec) => {
-                    if !spec.origin.readers.contains(&reader) {
-                        spec.origin.readers.push(reader);
-                    }
-                    for v in variables {
-                        if !spec.origin.variables.contains(&v) {
-                            spec.origin.variables.push(v);
-                        }
-                    }
-                    spec.origin.launch_varies |= launch_varies;
+        match launches(reader, &mut body, take, &file.known) {
+            Ok(launches) => {
+                for (launch, variables) in launches {
+                    // Fields with references are never moved: `body` still has them.
+                    let launch_varies = varies(&launch, &body, &variables);
+                    found.push((reader, launch, variables, launch_varies));
                 }
-                None => specs.push(ServerSpec {
-                    launch,
-                    declared: Arc::clone(&declared),
-                    origin: Origin {
-                        readers: vec![reader],
-                        variables,
-                        launch_varies,
-                        disabled: declared.extra().enabled == Some(false)
-                            || declared.extra().disabled == Some(true),
-                    },
-                }),
             }
+            Err(reason) => refusals.push(format!("{} refuses this entry: {reason}", reader.name())),
+        }
+    }
+    let disabled = body.extra().enabled == Some(false) || body.extra().disabled == Some(true);
+    let declared = Arc::new(body);
+    let mut specs: Vec<ServerSpec> = Vec::new();
+    for (reader, launch, variables, launch_varies) in found {
+        match specs.iter_mut().find(|s| same_start(&s.launch, &launch)) {
+            Some(spec) => {
+                if !spec.origin.readers.contains(&reader) {
+                    spec.origin.readers.push(reader);
+                }
+                for v in variables {
+                    if !spec.origin.variables.contains(&v) {
+                        spec.origin.variables.push(v);
+                    }
+                }
+                spec.origin.launch_varies |= launch_varies;
+            }
+            None => specs.push(ServerSpec {
+                launch,
+                declared: Arc::clone(&declared),
+                origin: Origin {
+                    readers: vec![reader],
+                    variables,
+                    launch_varies,
+                    disabled,
+                },
+            }),
         }
     }
     if specs.is_empty() {
@@ -157,11 +179,10 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
         // `type` without a URL), as one spec.
         specs.push(ServerSpec {
             launch: Launch::Nothing,
-            declared: Arc::clone(&declared),
+            declared,
             origin: Origin {
                 readers: file.readers.to_vec(),
-                disabled: declared.extra().enabled == Some(false)
-                    || declared.extra().disabled == Some(true),
+                disabled,
                 ..Origin::default()
             },
         });
@@ -248,17 +269,25 @@ fn non_empty(s: &Option<String>) -> Option<&str> {
 /// nothing. Each launch comes with the variable references it depends on.
 fn launches(
     reader: Reader,
-    body: &ServerBody,
+    body: &mut ServerBody,
+    take: bool,
     known: &expand::Known,
 ) -> Result<Vec<(Launch, Vec<String>)>, String> {
+    if reader == Reader::Codex {
+        return codex(body).map(|l| vec![(l, Vec::new())]);
+    }
     let ty = body.transport.as_deref().map(str::to_ascii_lowercase);
-    let command = non_empty(&body.command);
-    let url = non_empty(&body.url);
-    let mut out = Vec::new();
-    let mut push = |launch: Option<Launch>, refs: Vec<String>| {
-        if let Some(l) = launch {
-            out.push((l, refs));
-        }
+    let command = non_empty(&body.command).is_some();
+    let url = non_empty(&body.url).is_some();
+    let server_url = non_empty(&body.extra().server_url).is_some();
+    let http_url = non_empty(&body.extra().http_url).is_some();
+    let typed = |default: Transport| ty.as_deref().map_or(default, transport_of);
+    let mut b = Build {
+        reader,
+        body,
+        take,
+        known,
+        out: Vec::new(),
     };
     match reader {
         Reader::ClaudeCode => {
@@ -266,17 +295,13 @@ fn launches(
             // beside it is stripped); a remote `type` needs a url (the command is
             // stripped). A url with no `type` is invalid to Claude Code; it is
             // audited as remote anyway (a superset: nothing hides).
-            let mut refs = Vec::new();
-            let launch = match ty.as_deref() {
-                None | Some("stdio") if command.is_some() => stdio(reader, body, known, &mut refs),
-                None | Some("stdio") => url.and_then(|u| {
-                    remote(reader, u, Transport::Unspecified, body, known, &mut refs)
-                }),
-                Some(t) => {
-                    url.and_then(|u| remote(reader, u, transport_of(t), body, known, &mut refs))
-                }
-            };
-            push(launch, refs);
+            match ty.as_deref() {
+                None | Some("stdio") if command => b.stdio(),
+                None | Some("stdio") if url => b.remote(UrlField::Url, Transport::Unspecified),
+                None | Some("stdio") => {}
+                Some(t) if url => b.remote(UrlField::Url, transport_of(t)),
+                Some(_) => {}
+            }
         }
         Reader::VsCode => {
             // `sanitizeServer`: a type other than stdio/http becomes
@@ -284,81 +309,187 @@ fn launches(
             let http = match ty.as_deref() {
                 Some("stdio") => false,
                 Some("http") => true,
-                _ => command.is_none(),
+                _ => !command,
             };
-            let mut refs = Vec::new();
-            let launch = if http {
-                url.and_then(|u| remote(reader, u, Transport::Http, body, known, &mut refs))
-            } else {
-                stdio(reader, body, known, &mut refs)
-            };
-            push(launch, refs);
+            if !http {
+                b.stdio();
+            } else if url {
+                b.remote(UrlField::Url, Transport::Http);
+            }
         }
         Reader::VsCodeWorkspace => {
             // `claudeConfigToServerDefinition`: a truthy url is HTTP, else stdio.
-            let mut refs = Vec::new();
-            let launch = match url {
-                Some(u) => remote(reader, u, Transport::Http, body, known, &mut refs),
-                None => stdio(reader, body, known, &mut refs),
-            };
-            push(launch, refs);
+            if url {
+                b.remote(UrlField::Url, Transport::Http);
+            } else {
+                b.stdio();
+            }
         }
         Reader::ClaudeDesktop => {
             // Local stdio servers; one report has `type: http|sse` + url working.
-            let mut refs = Vec::new();
-            push(stdio(reader, body, known, &mut refs), refs);
-            let remote_type =
-                matches!(ty.as_deref(), Some(t) if transport_of(t) != Transport::Unspecified);
-            if command.is_none() || remote_type {
-                let mut refs = Vec::new();
-                let t = ty.as_deref().map_or(Transport::Unspecified, transport_of);
-                push(
-                    url.and_then(|u| remote(reader, u, t, body, known, &mut refs)),
-                    refs,
-                );
+            b.stdio();
+            let remote_type = typed(Transport::Unspecified) != Transport::Unspecified;
+            if url && (!command || remote_type) {
+                b.remote(UrlField::Url, typed(Transport::Unspecified));
             }
         }
         Reader::Cursor => {
             // The rule for an entry with both a command and a url is not
             // documented: both readings.
-            let mut refs = Vec::new();
-            push(stdio(reader, body, known, &mut refs), refs);
-            let mut refs = Vec::new();
-            let t = ty.as_deref().map_or(Transport::Unspecified, transport_of);
-            push(
-                url.and_then(|u| remote(reader, u, t, body, known, &mut refs)),
-                refs,
-            );
+            b.stdio();
+            if url {
+                b.remote(UrlField::Url, typed(Transport::Unspecified));
+            }
         }
         Reader::Windsurf => {
             // `serverUrl` or `url` (documented); which wins when both differ, and
             // the rule beside a command, are not: every reading.
-            let mut refs = Vec::new();
-            push(stdio(reader, body, known, &mut refs), refs);
-            let t = ty.as_deref().map_or(Transport::Unspecified, transport_of);
-            for u in [non_empty(&body.extra().server_url), url]
-                .into_iter()
-                .flatten()
-            {
-                let mut refs = Vec::new();
-                push(remote(reader, u, t, body, known, &mut refs), refs);
+            b.stdio();
+            if server_url {
+                b.remote(UrlField::ServerUrl, typed(Transport::Unspecified));
+            }
+            if url {
+                b.remote(UrlField::Url, typed(Transport::Unspecified));
             }
         }
         Reader::GeminiCli => {
             // `httpUrl` (streamable HTTP) wins over `url` (SSE), both over `command`.
-            let mut refs = Vec::new();
-            let launch = if let Some(u) = non_empty(&body.extra().http_url) {
-                remote(reader, u, Transport::Http, body, known, &mut refs)
-            } else if let Some(u) = url {
-                remote(reader, u, Transport::Sse, body, known, &mut refs)
+            if http_url {
+                b.remote(UrlField::HttpUrl, Transport::Http);
+            } else if url {
+                b.remote(UrlField::Url, Transport::Sse);
             } else {
-                stdio(reader, body, known, &mut refs)
-            };
-            push(launch, refs);
+                b.stdio();
+            }
         }
-        Reader::Codex => return codex(body).map(|l| vec![(l, Vec::new())]),
+        Reader::Codex => {}
     }
-    Ok(out)
+    Ok(b.out)
+}
+
+/// Which field a remote launch's endpoint comes from.
+#[derive(Clone, Copy)]
+enum UrlField {
+    Url,
+    ServerUrl,
+    HttpUrl,
+}
+
+/// Builds one reader's launches from an entry, expanding each string the reader's
+/// way; with `take`, a string the expansion leaves unchanged is moved out of the
+/// entry instead of copied (see [`read`]).
+struct Build<'b> {
+    reader: Reader,
+    body: &'b mut ServerBody,
+    take: bool,
+    known: &'b expand::Known,
+    out: Vec<(Launch, Vec<String>)>,
+}
+
+impl Build<'_> {
+    fn words(&mut self, list: ListField, refs: &mut Vec<String>) -> Vec<String> {
+        let field = match list {
+            ListField::Args => &mut self.body.args,
+        };
+        if self.take && !field.iter().any(|a| a.contains('$')) {
+            return std::mem::take(field);
+        }
+        let (reader, known) = (self.reader, self.known);
+        field
+            .iter()
+            .map(|a| expand::expand(reader, a, known, refs))
+            .collect()
+    }
+
+    fn pairs(&mut self, map: MapField, refs: &mut Vec<String>) -> Vec<(String, String)> {
+        let field = match map {
+            MapField::Env => &mut self.body.env,
+            MapField::Headers => &mut self.body.headers,
+        };
+        if self.take && !field.iter().any(|(_, v)| v.contains('$')) {
+            return std::mem::take(field);
+        }
+        let (reader, known) = (self.reader, self.known);
+        field
+            .iter()
+            .map(|(k, v)| (k.clone(), expand::expand(reader, v, known, refs)))
+            .collect()
+    }
+
+    fn stdio(&mut self) {
+        let mut refs = Vec::new();
+        let Some(has_ref) = non_empty(&self.body.command).map(|c| c.contains('$')) else {
+            return;
+        };
+        let command = if self.take && !has_ref {
+            self.body.command.take().unwrap_or_default()
+        } else {
+            let written = self.body.command.as_deref().unwrap_or_default();
+            expand::expand(self.reader, written, self.known, &mut refs)
+        };
+        if command.is_empty() {
+            // `${env:RUNNER}` with RUNNER unset: nothing to start.
+            return;
+        }
+        let args = self.words(ListField::Args, &mut refs);
+        let env = self.pairs(MapField::Env, &mut refs);
+        let cwd = self
+            .body
+            .extra()
+            .cwd
+            .clone()
+            .map(|c| expand::expand(self.reader, &c, self.known, &mut refs));
+        self.out.push((
+            Launch::Stdio(StdioLaunch {
+                command,
+                args,
+                env,
+                cwd,
+            }),
+            refs,
+        ));
+    }
+
+    fn remote(&mut self, field: UrlField, transport: Transport) {
+        let mut refs = Vec::new();
+        let written = match field {
+            UrlField::Url => &self.body.url,
+            UrlField::ServerUrl => &self.body.extra().server_url,
+            UrlField::HttpUrl => &self.body.extra().http_url,
+        };
+        let Some(has_ref) = non_empty(written).map(|u| u.contains('$')) else {
+            return;
+        };
+        let url = if self.take && !has_ref && matches!(field, UrlField::Url) {
+            self.body.url.take().unwrap_or_default()
+        } else {
+            let written = written.as_deref().unwrap_or_default();
+            expand::expand(self.reader, written, self.known, &mut refs)
+        };
+        if url.is_empty() {
+            return;
+        }
+        let headers = self.pairs(MapField::Headers, &mut refs);
+        self.out.push((
+            Launch::Remote(RemoteLaunch {
+                transport,
+                url,
+                headers,
+            }),
+            refs,
+        ));
+    }
+}
+
+#[derive(Clone, Copy)]
+enum ListField {
+    Args,
+}
+
+#[derive(Clone, Copy)]
+enum MapField {
+    Env,
+    Headers,
 }
 
 fn transport_of(t: &str) -> Transport {
@@ -368,64 +499,6 @@ fn transport_of(t: &str) -> Transport {
         "ws" | "ws-ide" | "websocket" => Transport::WebSocket,
         _ => Transport::Unspecified,
     }
-}
-
-fn expand_pairs(
-    reader: Reader,
-    pairs: &[(String, String)],
-    known: &expand::Known,
-    refs: &mut Vec<String>,
-) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.clone(), expand::expand(reader, v, known, refs)))
-        .collect()
-}
-
-fn stdio(
-    reader: Reader,
-    body: &ServerBody,
-    known: &expand::Known,
-    refs: &mut Vec<String>,
-) -> Option<Launch> {
-    let command = expand::expand(reader, non_empty(&body.command)?, known, refs);
-    if command.is_empty() {
-        // `${env:RUNNER}` with RUNNER unset: nothing to start.
-        return None;
-    }
-    Some(Launch::Stdio(StdioLaunch {
-        command,
-        args: body
-            .args
-            .iter()
-            .map(|a| expand::expand(reader, a, known, refs))
-            .collect(),
-        env: expand_pairs(reader, &body.env, known, refs),
-        cwd: body
-            .extra()
-            .cwd
-            .as_deref()
-            .map(|c| expand::expand(reader, c, known, refs)),
-    }))
-}
-
-fn remote(
-    reader: Reader,
-    url: &str,
-    transport: Transport,
-    body: &ServerBody,
-    known: &expand::Known,
-    refs: &mut Vec<String>,
-) -> Option<Launch> {
-    let url = expand::expand(reader, url, known, refs);
-    if url.is_empty() {
-        return None;
-    }
-    Some(Launch::Remote(RemoteLaunch {
-        transport,
-        url,
-        headers: expand_pairs(reader, &body.headers, known, refs),
-    }))
 }
 
 /// Codex's `McpServerConfig`: a command is stdio and then the HTTP fields are

@@ -145,6 +145,11 @@ fn doctor_rules_are_covered_elsewhere() {
     // WRD-DOCTOR-AMBIGUOUS-SERVER: hostile::decoy_mcpservers_map_does_not_hide_the_servers_map (fires)
     //   and hostile::identical_entries_under_both_keys_load_once (near miss).
     // WRD-DOCTOR-NO-LOCK / WRD-DOCTOR-LOCK-UNAPPROVED: locks.rs (fire and near miss each).
+    // WRD-DOCTOR-VARIABLE-LAUNCH: clients::claude_code_defaults_are_applied_and_a_variable_command_is_flagged
+    //   (fires on `${RUNNER:-npx}`; near miss: a variable in an argument and in env) and
+    //   clients::vscode_and_cursor_variables_use_their_own_syntax.
+    // WRD-DOCTOR-HEADERS-HELPER: clients::a_headers_helper_is_audited_as_the_shell_command_claude_code_runs
+    //   (fires for Claude Code; near misses: no helper, and the same key in a Cursor file).
     let ids: Vec<&str> = mcp_warden::rules::RULES.iter().map(|r| r.code).collect();
     let covered: Vec<&str> = cases().iter().map(|(r, _, _)| *r).collect();
     for id in ids {
