@@ -27,6 +27,8 @@ jsonc_version=3.3.1
 
 [ -d "$corpus" ] || { echo "error: corpus not found at $corpus (set CORPUS)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "error: no mcp-warden binary at $bin (cargo build, or set MCP_WARDEN_BIN)" >&2; exit 2; }
+# doctor runs from inside each temporary home, so the path must be absolute.
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 command -v node >/dev/null || { echo "error: node is not installed" >&2; exit 2; }
 command -v npm >/dev/null || { echo "error: npm is not installed" >&2; exit 2; }
 
