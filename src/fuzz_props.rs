@@ -309,6 +309,9 @@ fn config_checks(format: FileFormat, data: &[u8], msg: &ChildMessage) {
                 body_strings(body, &mut strings);
             }
             check_position(format, text, entry.line, entry.column, &entry.name);
+            if let Ok(body) = &entry.body {
+                check_readings(&name, body);
+            }
         }
     }
     check_strings(&name, text, format == FileFormat::CodexToml, &strings);
@@ -337,6 +340,58 @@ fn body_strings<'a>(body: &'a ServerBody, out: &mut Vec<&'a str>) {
     for (k, v) in &extra.env_http_headers {
         out.push(k);
         out.push(v);
+    }
+}
+
+/// Every client's reading of an entry is total: it starts something non-empty,
+/// nothing, or is refused with a reason; distinct readings are distinct launches.
+fn check_readings(name: &str, body: &ServerBody) {
+    use crate::model::Launch;
+    use crate::reading::{expand::Known, read, FileReaders, Reader};
+    const ALL: &[Reader] = &[
+        Reader::ClaudeCode,
+        Reader::ClaudeDesktop,
+        Reader::Cursor,
+        Reader::VsCode,
+        Reader::VsCodeWorkspace,
+        Reader::Windsurf,
+        Reader::Codex,
+        Reader::GeminiCli,
+    ];
+    for readers in [ALL, &ALL[..1], &ALL[3..4], &ALL[6..7]] {
+        let file = FileReaders {
+            readers,
+            known: Known {
+                home: Some("/h".into()),
+                workspace: Some("/h/p".into()),
+                separator: '/',
+            },
+        };
+        let Ok(readings) = read(body.clone(), &file) else {
+            continue;
+        };
+        assert!(
+            !readings.specs.is_empty(),
+            "{name}: an entry with no reading"
+        );
+        assert_eq!(
+            readings.ambiguous.is_some(),
+            readings.specs.len() > 1,
+            "{name}: several readings not flagged (or one flagged)"
+        );
+        for spec in &readings.specs {
+            match &spec.launch {
+                Launch::Stdio(s) => assert!(!s.command.is_empty(), "{name}: an empty command"),
+                Launch::Remote(r) => assert!(!r.url.is_empty(), "{name}: an empty URL"),
+                Launch::Nothing => {
+                    assert_eq!(readings.specs.len(), 1, "{name}: nothing and something")
+                }
+            }
+            assert!(
+                !spec.origin.readers.is_empty(),
+                "{name}: a reading with no reader"
+            );
+        }
     }
 }
 
