@@ -213,10 +213,17 @@ pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
     scan_mapping(server.headers(), &mut out);
     scan_mapping(server.env(), &mut out);
     scan_argv(server.launch_command(), server.args(), &mut out);
-    // As written: fields this reading ignores, and values before expansion.
-    scan_mapping(&declared.headers, &mut out);
-    scan_mapping(&declared.env, &mut out);
-    scan_argv(declared.command.as_deref(), &declared.args, &mut out);
+    // As written: fields this reading ignores, and values before expansion. A
+    // field the launch carries unchanged was scanned just above.
+    if declared.headers != server.headers() {
+        scan_mapping(&declared.headers, &mut out);
+    }
+    if declared.env != server.env() {
+        scan_mapping(&declared.env, &mut out);
+    }
+    if declared.command.as_deref() != server.launch_command() || declared.args != server.args() {
+        scan_argv(declared.command.as_deref(), &declared.args, &mut out);
+    }
     for url in [
         &declared.url,
         &declared.extra().server_url,
