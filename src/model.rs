@@ -75,7 +75,7 @@ impl Launch {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origin {
     /// The clients that read the entry this way (several when they agree).
-    pub readers: Vec<crate::reading::Reader>,
+    pub readers: crate::reading::Readers,
     /// Variable references the launch depends on, as written (`${RUNNER:-npx}`).
     pub variables: Vec<String>,
     /// The command (stdio) or the URL (remote) contains a variable reference: what

@@ -17,25 +17,11 @@ use crate::text::display;
 pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
     let mut out = Vec::new();
     if spec.origin.launch_varies {
-        let declared = &spec.declared;
-        let (what, written): (&str, Vec<&str>) = match spec.launch {
-            Launch::Remote(_) => (
-                "URL",
-                [
-                    &declared.url,
-                    &declared.extra().server_url,
-                    &declared.extra().http_url,
-                ]
-                .into_iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            ),
-            _ => (
-                "command",
-                declared.command.iter().map(String::as_str).collect(),
-            ),
+        let what = match spec.launch {
+            Launch::Remote(_) => "URL",
+            _ => "command",
         };
+        let written = crate::reading::launch_texts(&spec.launch, &spec.declared);
         let refs: Vec<String> = spec
             .origin
             .variables
@@ -60,7 +46,7 @@ pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
         .as_deref()
         .filter(|h| !h.trim().is_empty());
     if let (Some(helper), Launch::Remote(_)) = (helper, &spec.launch) {
-        if spec.origin.readers.contains(&Reader::ClaudeCode) {
+        if spec.origin.readers.contains(Reader::ClaudeCode) {
             out.push(EngineFinding {
                 rule: RuleId::DoctorHeadersHelper,
                 message: "headersHelper is a shell command Claude Code runs at every connection to this server; review it like a launch command".into(),

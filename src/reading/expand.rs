@@ -20,6 +20,8 @@
 //! | `$VAR`, `${VAR}` | Gemini CLI | literal |
 //! | none | Claude Desktop, Codex, VS Code's `.mcp.json` reader | — |
 
+use std::borrow::Cow;
+
 use super::Reader;
 
 /// What doctor knows without reading the environment.
@@ -34,10 +36,26 @@ pub struct Known {
 }
 
 /// Expand one string the way `reader` does; references found are appended to `refs`.
-pub fn expand(reader: Reader, text: &str, known: &Known, refs: &mut Vec<String>) -> String {
+/// Borrowed when the expansion leaves the text as it is (no reference, or only
+/// references the client keeps literally).
+pub fn expand<'t>(
+    reader: Reader,
+    text: &'t str,
+    known: &Known,
+    refs: &mut Vec<String>,
+) -> Cow<'t, str> {
     if !text.contains('$') {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
+    let out = expand_owned(reader, text, known, refs);
+    if out == text {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+fn expand_owned(reader: Reader, text: &str, known: &Known, refs: &mut Vec<String>) -> String {
     match reader {
         Reader::ClaudeCode => braced(text, refs, |inner| {
             let (_, default) = match inner.split_once(":-") {
@@ -140,7 +158,7 @@ mod tests {
 
     fn run(reader: Reader, text: &str) -> (String, Vec<String>) {
         let mut refs = Vec::new();
-        let out = expand(reader, text, &known(), &mut refs);
+        let out = expand(reader, text, &known(), &mut refs).into_owned();
         (out, refs)
     }
 

@@ -18,6 +18,7 @@
 
 pub mod expand;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::model::{Launch, Origin, RemoteLaunch, ServerSpec, StdioLaunch, Transport};
@@ -38,6 +39,53 @@ pub enum Reader {
     Codex,
     GeminiCli,
 }
+
+/// A set of readers, in [`Reader`] order (a server can hold one per reading; a
+/// bit set keeps the tens of thousands of them small).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Readers(u16);
+
+impl Readers {
+    pub fn of(readers: &[Reader]) -> Readers {
+        let mut set = Readers::default();
+        for &r in readers {
+            set.insert(r);
+        }
+        set
+    }
+
+    pub fn insert(&mut self, reader: Reader) {
+        self.0 |= 1 << (reader as u16);
+    }
+
+    pub fn contains(self, reader: Reader) -> bool {
+        self.0 & (1 << (reader as u16)) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Reader> {
+        EVERY.iter().copied().filter(move |&r| self.contains(r))
+    }
+}
+
+/// Every reader, in declaration order.
+const EVERY: [Reader; 8] = [
+    Reader::ClaudeCode,
+    Reader::ClaudeDesktop,
+    Reader::Cursor,
+    Reader::VsCode,
+    Reader::VsCodeWorkspace,
+    Reader::Windsurf,
+    Reader::Codex,
+    Reader::GeminiCli,
+];
 
 /// Every JSON reader: a `--config` file whose name says nothing is read by each.
 pub const ANY_JSON: &[Reader] = &[
@@ -129,29 +177,43 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
         [only] => only.builds_one_launch(),
         _ => false,
     };
-    let mut found: Vec<(Reader, Launch, Vec<String>, bool)> = Vec::new();
+    // One buffer for every reader's launches: the usual entry has one.
+    let mut found: Vec<Found> = Vec::with_capacity(1);
     let mut refusals: Vec<String> = Vec::new();
     for &reader in file.readers {
-        match launches(reader, &mut body, take, &file.known) {
-            Ok(launches) => {
-                for (launch, variables) in launches {
-                    // Fields with references are never moved: `body` still has them.
-                    let launch_varies = varies(&launch, &body, &variables);
-                    found.push((reader, launch, variables, launch_varies));
-                }
-            }
-            Err(reason) => refusals.push(format!("{} refuses this entry: {reason}", reader.name())),
+        let first = found.len();
+        if let Err(reason) = launches(reader, &mut body, take, &file.known, &mut found) {
+            refusals.push(format!("{} refuses this entry: {reason}", reader.name()));
+        }
+        for f in found.get_mut(first..).unwrap_or_default() {
+            f.reader = reader;
+            // Fields with references are never moved: `body` still has them.
+            f.varies = varies(&f.launch, &body, &f.variables);
         }
     }
     let disabled = body.extra().enabled == Some(false) || body.extra().disabled == Some(true);
-    let declared = Arc::new(body);
-    let mut specs: Vec<ServerSpec> = Vec::new();
-    for (reader, launch, variables, launch_varies) in found {
+    if take && !found.is_empty() {
+        // The launch's kind carries the transport (`type` matters to the audit only
+        // for an entry that starts nothing).
+        body.transport = None;
+    }
+    // Most entries' only reading moved every field: they share one empty body.
+    let declared = if body == ServerBody::default() {
+        empty_body()
+    } else {
+        Arc::new(body)
+    };
+    let mut specs: Vec<ServerSpec> = Vec::with_capacity(1);
+    for Found {
+        reader,
+        launch,
+        variables,
+        varies: launch_varies,
+    } in found
+    {
         match specs.iter_mut().find(|s| same_start(&s.launch, &launch)) {
             Some(spec) => {
-                if !spec.origin.readers.contains(&reader) {
-                    spec.origin.readers.push(reader);
-                }
+                spec.origin.readers.insert(reader);
                 for v in variables {
                     if !spec.origin.variables.contains(&v) {
                         spec.origin.variables.push(v);
@@ -163,7 +225,7 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
                 launch,
                 declared: Arc::clone(&declared),
                 origin: Origin {
-                    readers: vec![reader],
+                    readers: Readers::of(&[reader]),
                     variables,
                     launch_varies,
                     disabled,
@@ -181,7 +243,7 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
             launch: Launch::Nothing,
             declared,
             origin: Origin {
-                readers: file.readers.to_vec(),
+                readers: Readers::of(file.readers),
                 disabled,
                 ..Origin::default()
             },
@@ -189,6 +251,20 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
     }
     let ambiguous = (specs.len() > 1).then(|| describe(&specs));
     Ok(Readings { specs, ambiguous })
+}
+
+/// One launch a reader builds, before readings are merged.
+struct Found {
+    reader: Reader,
+    launch: Launch,
+    variables: Vec<String>,
+    varies: bool,
+}
+
+/// The empty entry body, allocated once per process.
+fn empty_body() -> Arc<ServerBody> {
+    static EMPTY: std::sync::OnceLock<Arc<ServerBody>> = std::sync::OnceLock::new();
+    Arc::clone(EMPTY.get_or_init(|| Arc::new(ServerBody::default())))
 }
 
 /// Whether two readings start the same thing: the same argv, environment and
@@ -207,7 +283,7 @@ fn describe(specs: &[ServerSpec]) -> String {
     let parts: Vec<String> = specs
         .iter()
         .map(|s| {
-            let who: Vec<&str> = s.origin.readers.iter().map(|r| r.name()).collect();
+            let who: Vec<&str> = s.origin.readers.iter().map(Reader::name).collect();
             let what = match &s.launch {
                 Launch::Stdio(l) => format!("starts {}", excerpt(&l.command)),
                 Launch::Remote(l) => format!("connects to {}", excerpt(&l.url)),
@@ -237,14 +313,28 @@ fn excerpt(s: &str) -> String {
     }
 }
 
-/// Whether the command (stdio) or the URL (remote) depends on a variable.
+/// Whether the command (stdio) or the URL (remote) depends on a variable: one of
+/// the references found is in it, as written (a command left unchanged by the
+/// expansion may have moved into the launch, so that is looked at too).
 fn varies(launch: &Launch, declared: &ServerBody, variables: &[String]) -> bool {
     if variables.is_empty() {
         return false;
     }
-    let written: Vec<&str> = match launch {
-        Launch::Stdio(_) => declared.command.iter().map(String::as_str).collect(),
-        Launch::Remote(_) => [
+    launch_texts(launch, declared)
+        .iter()
+        .any(|w| variables.iter().any(|v| w.contains(v.as_str())))
+}
+
+/// The command (stdio) or the URL fields (remote) of an entry, as written.
+pub fn launch_texts<'a>(launch: &'a Launch, declared: &'a ServerBody) -> Vec<&'a str> {
+    match launch {
+        Launch::Stdio(s) => declared
+            .command
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(s.command.as_str()))
+            .collect(),
+        Launch::Remote(r) => [
             &declared.url,
             &declared.extra().server_url,
             &declared.extra().http_url,
@@ -252,12 +342,10 @@ fn varies(launch: &Launch, declared: &ServerBody, variables: &[String]) -> bool 
         .into_iter()
         .flatten()
         .map(String::as_str)
+        .chain(std::iter::once(r.url.as_str()))
         .collect(),
         Launch::Nothing => Vec::new(),
-    };
-    written
-        .iter()
-        .any(|w| variables.iter().any(|v| w.contains(v.as_str())))
+    }
 }
 
 fn non_empty(s: &Option<String>) -> Option<&str> {
@@ -272,9 +360,16 @@ fn launches(
     body: &mut ServerBody,
     take: bool,
     known: &expand::Known,
-) -> Result<Vec<(Launch, Vec<String>)>, String> {
+    out: &mut Vec<Found>,
+) -> Result<(), String> {
     if reader == Reader::Codex {
-        return codex(body).map(|l| vec![(l, Vec::new())]);
+        out.push(Found {
+            reader,
+            launch: codex(body)?,
+            variables: Vec::new(),
+            varies: false,
+        });
+        return Ok(());
     }
     let ty = body.transport.as_deref().map(str::to_ascii_lowercase);
     let command = non_empty(&body.command).is_some();
@@ -287,7 +382,7 @@ fn launches(
         body,
         take,
         known,
-        out: Vec::new(),
+        out,
     };
     match reader {
         Reader::ClaudeCode => {
@@ -364,7 +459,7 @@ fn launches(
         }
         Reader::Codex => {}
     }
-    Ok(b.out)
+    Ok(())
 }
 
 /// Which field a remote launch's endpoint comes from.
@@ -383,49 +478,61 @@ struct Build<'b> {
     body: &'b mut ServerBody,
     take: bool,
     known: &'b expand::Known,
-    out: Vec<(Launch, Vec<String>)>,
+    out: &'b mut Vec<Found>,
 }
 
 impl Build<'_> {
+    fn push(&mut self, launch: Launch, variables: Vec<String>) {
+        self.out.push(Found {
+            reader: self.reader,
+            launch,
+            variables,
+            varies: false,
+        });
+    }
+
     fn words(&mut self, list: ListField, refs: &mut Vec<String>) -> Vec<String> {
+        let (reader, known) = (self.reader, self.known);
         let field = match list {
             ListField::Args => &mut self.body.args,
         };
-        if self.take && !field.iter().any(|a| a.contains('$')) {
-            return std::mem::take(field);
-        }
-        let (reader, known) = (self.reader, self.known);
-        field
+        let expanded: Vec<Cow<'_, str>> = field
             .iter()
             .map(|a| expand::expand(reader, a, known, refs))
-            .collect()
+            .collect();
+        if self.take && expanded.iter().all(|w| matches!(w, Cow::Borrowed(_))) {
+            drop(expanded);
+            return std::mem::take(field);
+        }
+        expanded.into_iter().map(Cow::into_owned).collect()
     }
 
     fn pairs(&mut self, map: MapField, refs: &mut Vec<String>) -> Vec<(String, String)> {
+        let (reader, known) = (self.reader, self.known);
         let field = match map {
             MapField::Env => &mut self.body.env,
             MapField::Headers => &mut self.body.headers,
         };
-        if self.take && !field.iter().any(|(_, v)| v.contains('$')) {
+        let expanded: Vec<Cow<'_, str>> = field
+            .iter()
+            .map(|(_, v)| expand::expand(reader, v, known, refs))
+            .collect();
+        if self.take && expanded.iter().all(|v| matches!(v, Cow::Borrowed(_))) {
+            drop(expanded);
             return std::mem::take(field);
         }
-        let (reader, known) = (self.reader, self.known);
-        field
-            .iter()
-            .map(|(k, v)| (k.clone(), expand::expand(reader, v, known, refs)))
-            .collect()
+        let values: Vec<String> = expanded.into_iter().map(Cow::into_owned).collect();
+        field.iter().map(|(k, _)| k.clone()).zip(values).collect()
     }
 
     fn stdio(&mut self) {
         let mut refs = Vec::new();
-        let Some(has_ref) = non_empty(&self.body.command).map(|c| c.contains('$')) else {
+        let Some(written) = non_empty(&self.body.command) else {
             return;
         };
-        let command = if self.take && !has_ref {
-            self.body.command.take().unwrap_or_default()
-        } else {
-            let written = self.body.command.as_deref().unwrap_or_default();
-            expand::expand(self.reader, written, self.known, &mut refs)
+        let command = match expand::expand(self.reader, written, self.known, &mut refs) {
+            Cow::Borrowed(_) if self.take => self.body.command.take().unwrap_or_default(),
+            other => other.into_owned(),
         };
         if command.is_empty() {
             // `${env:RUNNER}` with RUNNER unset: nothing to start.
@@ -437,9 +544,9 @@ impl Build<'_> {
             .body
             .extra()
             .cwd
-            .clone()
-            .map(|c| expand::expand(self.reader, &c, self.known, &mut refs));
-        self.out.push((
+            .as_deref()
+            .map(|c| expand::expand(self.reader, c, self.known, &mut refs).into_owned());
+        self.push(
             Launch::Stdio(StdioLaunch {
                 command,
                 args,
@@ -447,7 +554,7 @@ impl Build<'_> {
                 cwd,
             }),
             refs,
-        ));
+        );
     }
 
     fn remote(&mut self, field: UrlField, transport: Transport) {
@@ -457,27 +564,27 @@ impl Build<'_> {
             UrlField::ServerUrl => &self.body.extra().server_url,
             UrlField::HttpUrl => &self.body.extra().http_url,
         };
-        let Some(has_ref) = non_empty(written).map(|u| u.contains('$')) else {
+        let Some(written) = non_empty(written) else {
             return;
         };
-        let url = if self.take && !has_ref && matches!(field, UrlField::Url) {
-            self.body.url.take().unwrap_or_default()
-        } else {
-            let written = written.as_deref().unwrap_or_default();
-            expand::expand(self.reader, written, self.known, &mut refs)
+        let url = match expand::expand(self.reader, written, self.known, &mut refs) {
+            Cow::Borrowed(_) if self.take && matches!(field, UrlField::Url) => {
+                self.body.url.take().unwrap_or_default()
+            }
+            other => other.into_owned(),
         };
         if url.is_empty() {
             return;
         }
         let headers = self.pairs(MapField::Headers, &mut refs);
-        self.out.push((
+        self.push(
             Launch::Remote(RemoteLaunch {
                 transport,
                 url,
                 headers,
             }),
             refs,
-        ));
+        );
     }
 }
 

@@ -125,8 +125,14 @@ fn a_dot_mcp_json_entry_with_both_is_read_two_ways() {
     )
     .expect("readable");
     assert_eq!(r.specs.len(), 2);
-    assert_eq!(r.specs[0].origin.readers, [Reader::ClaudeCode]);
-    assert_eq!(r.specs[1].origin.readers, [Reader::VsCodeWorkspace]);
+    assert_eq!(
+        r.specs[0].origin.readers,
+        Readers::of(&[Reader::ClaudeCode])
+    );
+    assert_eq!(
+        r.specs[1].origin.readers,
+        Readers::of(&[Reader::VsCodeWorkspace])
+    );
     assert!(r.ambiguous.is_some());
     // The same entry without a url: both clients agree, one reading, no flag.
     let one = read(
