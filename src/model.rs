@@ -76,6 +76,8 @@ impl Launch {
 pub struct Origin {
     /// The clients that read the entry this way (several when they agree).
     pub readers: crate::reading::Readers,
+    /// Where the entry is in its file, as written.
+    pub key: EntryKey,
     /// Variable references the launch depends on, as written (`${RUNNER:-npx}`).
     pub variables: Vec<String>,
     /// The command (stdio) or the URL (remote) contains a variable reference: what
@@ -84,6 +86,37 @@ pub struct Origin {
     /// The entry is switched off in the file (Codex `enabled = false`, JSON
     /// `disabled: true`): audited and shown, never counted as running.
     pub disabled: bool,
+}
+
+/// Where an entry is in its file: `mcpServers.<name>`, `servers.<name>`,
+/// `mcp_servers.<name>` (Codex), `projects[<key>].mcpServers.<name>`, or the bare
+/// `<name>` of a flat `.mcp.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntryKey {
+    /// `projects[<key>]` of `~/.claude.json` (shared by the section's servers).
+    pub project: Option<std::sync::Arc<str>>,
+    /// `mcpServers`, `servers`, `mcp_servers`, or empty (flat).
+    pub map: &'static str,
+    /// The server's name exactly as written.
+    pub name: String,
+}
+
+impl EntryKey {
+    /// The dotted path, as `--inventory` prints it.
+    pub fn path(&self) -> String {
+        let mut out = String::new();
+        if let Some(p) = &self.project {
+            out.push_str("projects[");
+            out.push_str(p);
+            out.push_str("].");
+        }
+        if !self.map.is_empty() {
+            out.push_str(self.map);
+            out.push('.');
+        }
+        out.push_str(&self.name);
+        out
+    }
 }
 
 /// One configured MCP server: one client's reading of one entry, plus the entry as

@@ -597,6 +597,7 @@ fn add_config(
             path: file.path.clone(),
             scope: file.scope,
         });
+        let project: Option<Arc<str>> = section.project.as_deref().map(Arc::from);
         let keys = display_keys(&section.servers);
         // Built on the first entry with a second reading: most sections have none.
         let mut extra_keys: Option<ExtraKeys> = None;
@@ -635,7 +636,18 @@ fn add_config(
             if let Some(why) = &readings.ambiguous {
                 reasons.push(Ambiguity::Readings(why.clone()));
             }
-            for (i, spec) in readings.specs.into_iter().enumerate() {
+            let key = crate::model::EntryKey {
+                project: project.clone(),
+                map: match (entry.map, file.format) {
+                    (ServerMap::McpServers, FileFormat::CodexToml) => "mcp_servers",
+                    (ServerMap::McpServers, _) => "mcpServers",
+                    (ServerMap::Servers, _) => "servers",
+                    (ServerMap::Flat, _) => "",
+                },
+                name: entry.name,
+            };
+            for (i, mut spec) in readings.specs.into_iter().enumerate() {
+                spec.origin.key.clone_from(&key);
                 let key = if i == 0 {
                     name.clone()
                 } else {

@@ -226,6 +226,7 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
                 declared: Arc::clone(&declared),
                 origin: Origin {
                     readers: Readers::of(&[reader]),
+                    key: crate::model::EntryKey::default(),
                     variables,
                     launch_varies,
                     disabled,

@@ -56,16 +56,6 @@ fn push_server_line(
         .sources
         .get(server.source)
         .map_or("", |s| s.client.as_str());
-    let name = server
-        .target
-        .strip_prefix(
-            report
-                .sources
-                .get(server.source)
-                .map_or("", |s| s.label.as_str()),
-        )
-        .and_then(|t| t.strip_prefix('#'))
-        .unwrap_or(&server.name);
     buf.extend_from_slice(b"{\"kind\": \"server\", \"target\": ");
     push_json_string(buf, &targets.display(&server.target))?;
     buf.extend_from_slice(b", \"client\": ");
@@ -78,7 +68,9 @@ fn push_server_line(
         push_json_string(buf, r.name())?;
     }
     buf.extend_from_slice(b"], \"name\": ");
-    push_json_string(buf, &display(name))?;
+    push_json_string(buf, &display(&spec.origin.key.name))?;
+    buf.extend_from_slice(b", \"key\": ");
+    push_json_string(buf, &display(&spec.origin.key.path()))?;
     buf.extend_from_slice(b", \"transport\": ");
     push_json_string(buf, spec.launch.kind())?;
     buf.extend_from_slice(b", \"launch_digest\": ");
