@@ -5,6 +5,16 @@ import { transportClass } from "./doctor.mjs";
 const CLIENT_NAMES = ["Claude Code", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Codex"];
 export const baseClient = (label) => CLIENT_NAMES.find((n) => label.startsWith(n)) ?? label;
 
+// A config string as doctor prints it (`text::safe_text`: every character a
+// terminal or a copy buffer can be tricked by becomes U+FFFD, 200 code points at
+// most, the last one `…` when cut), so names are compared as printed.
+const NEUTRALISED =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Cn}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
+export function printed(s) {
+  const chars = [...String(s).replace(NEUTRALISED, "\uFFFD")];
+  return chars.length > 200 ? chars.slice(0, 199).join("") + "…" : chars.join("");
+}
+
 const short = (digest) => (typeof digest === "string" ? digest.slice(0, 19) : String(digest));
 
 // Readings of all clients, identical ones merged (their client labels kept).
@@ -42,7 +52,7 @@ function scopeMatches(reading, line, label) {
 }
 
 const sameLaunch = (r, d, label) =>
-  d.name === r.name &&
+  d.name === printed(r.name) &&
   transportClass(d.transport) === r.transport &&
   d.launch_digest === r.digest &&
   (d.disabled === false || r.disabled === true) &&
@@ -110,16 +120,16 @@ export function compare({ results, doctor, label }) {
       continue;
     }
     similar.forEach((d) => matched.add(d));
-    const renamed = similar.filter((d) => d.name !== r.name);
+    const renamed = similar.filter((d) => d.name !== printed(r.name));
     if (renamed.length > 0) {
       problems.push({
         client: clientsOf(r, results),
         server: r.name,
-        what: `doctor audits this launch (${describe(r)}) under the name ${renamed.map((d) => JSON.stringify(d.name)).join(", ")}; an inventory name is the name as written`,
+        what: `doctor audits this launch (${describe(r)}) under the name ${renamed.map((d) => JSON.stringify(d.name)).join(", ")}; an inventory name is the name as written, as doctor prints it`,
       });
       continue;
     }
-    const same = doctor.servers.filter((d) => d.name === r.name);
+    const same = doctor.servers.filter((d) => d.name === printed(r.name));
     problems.push({
       client: clientsOf(r, results),
       server: r.name,
@@ -127,7 +137,7 @@ export function compare({ results, doctor, label }) {
     });
   }
   // A server already in disagreement is not reported again for its extras.
-  const reported = new Set(problems.map((p) => p.server));
+  const reported = new Set(problems.map((p) => printed(p.server)));
   let flaggedExtra = false;
   for (const d of doctor.servers) {
     if (matched.has(d) || transportClass(d.transport) === "none") continue;
