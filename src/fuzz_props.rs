@@ -351,18 +351,10 @@ fn body_strings<'a>(body: &'a ServerBody, out: &mut Vec<&'a str>) {
 /// nothing, or is refused with a reason; distinct readings are distinct launches.
 fn check_readings(name: &str, body: &ServerBody) {
     use crate::model::Launch;
-    use crate::reading::{expand::Known, read, FileReaders, Reader};
-    const ALL: &[Reader] = &[
-        Reader::ClaudeCode,
-        Reader::ClaudeDesktop,
-        Reader::Cursor,
-        Reader::VsCode,
-        Reader::VsCodeWorkspace,
-        Reader::Windsurf,
-        Reader::Codex,
-        Reader::GeminiCli,
-    ];
-    for readers in [ALL, &ALL[..1], &ALL[3..4], &ALL[6..7]] {
+    use crate::reading::{expand::Known, read, FileReaders, EVERY};
+    let all: &[_] = &EVERY;
+    // Every reader at once, and alone: Claude Code, VS Code, Codex.
+    for readers in [all, &all[..1], &all[3..4], &all[7..8]] {
         let file = FileReaders {
             readers,
             known: Known {

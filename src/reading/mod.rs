@@ -77,28 +77,21 @@ impl Readers {
     }
 }
 
-/// Every reader, in declaration order.
-const EVERY: [Reader; 8] = [
+/// Every reader, the JSON ones first (so that [`ANY_JSON`] is a prefix); also the
+/// order in which a [`Readers`] set lists them.
+pub const EVERY: [Reader; 8] = [
     Reader::ClaudeCode,
     Reader::ClaudeDesktop,
     Reader::Cursor,
     Reader::VsCode,
     Reader::VsCodeWorkspace,
     Reader::Windsurf,
-    Reader::Codex,
     Reader::GeminiCli,
+    Reader::Codex,
 ];
 
 /// Every JSON reader: a `--config` file whose name says nothing is read by each.
-pub const ANY_JSON: &[Reader] = &[
-    Reader::ClaudeCode,
-    Reader::ClaudeDesktop,
-    Reader::Cursor,
-    Reader::VsCode,
-    Reader::VsCodeWorkspace,
-    Reader::Windsurf,
-    Reader::GeminiCli,
-];
+pub const ANY_JSON: &[Reader] = EVERY.split_at(7).0;
 
 impl Reader {
     pub fn name(self) -> &'static str {

@@ -44,6 +44,22 @@ fn push_line(buf: &mut Vec<u8>, finding: &Finding, targets: &mut Targets) -> io:
     Ok(())
 }
 
+/// Append a JSON array of strings, spelled like the rest of the line.
+fn push_json_strings<'s>(
+    buf: &mut Vec<u8>,
+    items: impl Iterator<Item = &'s str>,
+) -> io::Result<()> {
+    buf.push(b'[');
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            buf.extend_from_slice(b", ");
+        }
+        push_json_string(buf, item)?;
+    }
+    buf.push(b']');
+    Ok(())
+}
+
 /// Append one `{"kind": "server", …}` line for `server`, without the newline.
 fn push_server_line(
     buf: &mut Vec<u8>,
@@ -60,14 +76,9 @@ fn push_server_line(
     push_json_string(buf, &targets.display(&server.target))?;
     buf.extend_from_slice(b", \"client\": ");
     push_json_string(buf, &display(client))?;
-    buf.extend_from_slice(b", \"readers\": [");
-    for (i, r) in spec.origin.readers.iter().enumerate() {
-        if i > 0 {
-            buf.extend_from_slice(b", ");
-        }
-        push_json_string(buf, r.name())?;
-    }
-    buf.extend_from_slice(b"], \"name\": ");
+    buf.extend_from_slice(b", \"readers\": ");
+    push_json_strings(buf, spec.origin.readers.iter().map(|r| r.name()))?;
+    buf.extend_from_slice(b", \"name\": ");
     push_json_string(buf, &display(&spec.origin.key.name))?;
     buf.extend_from_slice(b", \"key\": ");
     push_json_string(buf, &display(&spec.origin.key.path()))?;
@@ -98,14 +109,8 @@ fn push_server_line(
     ] {
         buf.extend_from_slice(b", \"");
         buf.extend_from_slice(key.as_bytes());
-        buf.extend_from_slice(b"\": [");
-        for (i, n) in list.iter().enumerate() {
-            if i > 0 {
-                buf.extend_from_slice(b", ");
-            }
-            push_json_string(buf, n)?;
-        }
-        buf.push(b']');
+        buf.extend_from_slice(b"\": ");
+        push_json_strings(buf, list.iter().map(String::as_str))?;
     }
     buf.push(b'}');
     Ok(())
