@@ -638,18 +638,26 @@ pub(crate) fn json_config(
             )))
         }
     };
+    // Project keys written more than once: Claude Code reads only the last copy.
+    // One pass with a set (a `~/.claude.json` holds thousands of projects), and
+    // the last index of each repeated key only when there is one.
+    let twice = repeated(projects.len(), |i| {
+        projects.get(i).map_or("", |p| p.key.as_ref())
+    });
+    let mut last_copy: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    if !twice.is_empty() {
+        for (i, p) in projects.iter().enumerate() {
+            if twice.contains(&p.key.as_ref()) {
+                last_copy.insert(p.key.as_ref(), i);
+            }
+        }
+    }
     for (i, p) in projects.iter().enumerate() {
         if !matches!(p.value, Value::Object(_)) {
             continue;
         }
         let mut servers = union(text, &p.value, false);
-        // A project key repeated later: Claude Code reads only the last copy.
-        if projects
-            .get(i + 1..)
-            .unwrap_or_default()
-            .iter()
-            .any(|q| q.key == p.key)
-        {
+        if last_copy.get(p.key.as_ref()).is_some_and(|&last| last != i) {
             if let Ok(found) = &mut servers {
                 flag_earlier_copy(found);
             }

@@ -666,8 +666,15 @@ fn add_config(
                 },
                 name: entry.name,
             };
+            let count = readings.specs.len();
+            let mut key = Some(key);
             for (i, mut spec) in readings.specs.into_iter().enumerate() {
-                spec.origin.key.clone_from(&key);
+                // Moved into the last reading, copied into the others.
+                spec.origin.key = if i + 1 == count {
+                    key.take().unwrap_or_default()
+                } else {
+                    key.clone().unwrap_or_default()
+                };
                 let key = if i == 0 {
                     name.clone()
                 } else {

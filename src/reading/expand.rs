@@ -136,7 +136,7 @@ fn braced(text: &str, refs: &mut Vec<String>, value: impl Fn(&str) -> Option<Str
         if inner.is_empty() {
             out.push_str(whole);
         } else {
-            refs.push(whole.to_string());
+            record(refs, whole);
             match value(inner) {
                 Some(v) => out.push_str(&v),
                 None => out.push_str(whole),
@@ -146,6 +146,17 @@ fn braced(text: &str, refs: &mut Vec<String>, value: impl Fn(&str) -> Option<Str
     }
     out.push_str(rest);
     out
+}
+
+/// Most distinct references recorded per launch: enough to flag a varying command
+/// and to name it (the command is expanded first), and bounded whatever a hostile
+/// entry repeats.
+pub const MAX_RECORDED_REFS: usize = 16;
+
+fn record(refs: &mut Vec<String>, reference: &str) {
+    if refs.len() < MAX_RECORDED_REFS && !refs.iter().any(|r| r == reference) {
+        refs.push(reference.to_string());
+    }
 }
 
 /// Record `$NAME` references (left as written).
@@ -163,7 +174,7 @@ fn bare_refs(text: &str, refs: &mut Vec<String>) {
                 i += 1;
             }
             if i > start + 1 {
-                refs.push(text.get(start..i).unwrap_or_default().to_string());
+                record(refs, text.get(start..i).unwrap_or_default());
             }
         } else {
             i += 1;

@@ -224,7 +224,9 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
             Some(spec) => {
                 spec.origin.readers.insert(reader);
                 for v in variables {
-                    if !spec.origin.variables.contains(&v) {
+                    if spec.origin.variables.len() < expand::MAX_RECORDED_REFS
+                        && !spec.origin.variables.contains(&v)
+                    {
                         spec.origin.variables.push(v);
                     }
                 }
