@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Two builds of mcp-warden on the same synthetic homes, alternating run by run.
+
+    python3 benches/side_by_side.py OLD-BINARY [NEW-BINARY] [--runs N] [--homes a,b,...]
+
+On a noisy machine a ratio is only worth something when both builds ran under the
+same load: each run of one build is followed by a run of the other. Prints the
+median wall time of each and their ratio, per home (from benches/gen_homes.py,
+written into target/bench-homes/). Nothing is asserted.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("old")
+    ap.add_argument("new", nargs="?", default=os.path.join(ROOT, "target/release/mcp-warden"))
+    ap.add_argument("--runs", type=int, default=31)
+    ap.add_argument("--homes", default="realistic,large,hostile-comment,hostile-string")
+    args = ap.parse_args()
+    homes_root = os.path.join(ROOT, "target/bench-homes")
+    if not os.path.isdir(homes_root):
+        subprocess.run(["python3", os.path.join(ROOT, "benches/gen_homes.py")], check=True)
+    bins = {"old": args.old, "new": args.new}
+    for home in args.homes.split(","):
+        argv = ["doctor", "--home", os.path.join(homes_root, home, "home"), "--platform", "linux"]
+        cwd = os.path.join(homes_root, home, "work")
+        times = {k: [] for k in bins}
+        for i in range(args.runs + 2):
+            for k, b in bins.items():
+                start = time.perf_counter()
+                subprocess.run([b] + argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                if i >= 2:  # two warm-ups
+                    times[k].append(time.perf_counter() - start)
+        med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+        print(f"| {home} | {med['new']:.1f} | {med['old']:.1f} | {med['new'] / med['old']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
