@@ -559,7 +559,7 @@ impl Ambiguity {
         match self {
             Ambiguity::BothMaps => Cow::Borrowed("declared under both mcpServers and servers with different definitions; a decoy map can hide the one the client loads from an audit — keep exactly one"),
             Ambiguity::DuplicateName => Cow::Borrowed("declared more than once under this name; clients load only the last copy and an earlier one can be a decoy, so every copy is audited — keep exactly one"),
-            Ambiguity::EarlierCopy => Cow::Borrowed("declared in an earlier copy of a repeated key (two mcpServers maps, two sections for one project); clients read only the last copy, so this one is dead or a decoy — every copy is audited; remove the repeated key"),
+            Ambiguity::EarlierCopy => Cow::Borrowed("in an earlier copy of a repeated key; clients read only the last copy, so this one is dead or a decoy — remove the repeated key"),
             Ambiguity::UnreadMap(why) => Cow::Owned(why.clone()),
             Ambiguity::RepeatedKeys(keys) => Cow::Owned(format!("the entry writes {keys} more than once; clients use the last copy, which is the one audited — keep one")),
             Ambiguity::Readings(why) => Cow::Owned(why.clone()),
@@ -634,7 +634,7 @@ fn add_config(
                 };
                 let who: Vec<&str> = readers.iter().map(|r| r.name()).collect();
                 reasons.push(Ambiguity::UnreadMap(format!(
-                    "declared under {map}, which no client that reads this file loads ({}); audited because a map one client ignores can hide what another starts — move it to the key this file's client reads",
+                    "declared under {map}, which none of this file's clients reads ({}); audited anyway — move it to the key they read",
                     who.join(", ")
                 )));
             }

@@ -311,7 +311,7 @@ fn describe(specs: &[ServerSpec]) -> String {
         })
         .collect();
     format!(
-        "clients read this entry differently ({}); each reading is audited — make the entry say one thing",
+        "clients read this entry differently ({}); each reading is audited",
         parts.join("; ")
     )
 }
