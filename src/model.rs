@@ -80,9 +80,6 @@ pub struct Origin {
     pub key: EntryKey,
     /// Variable references the launch depends on, as written (`${RUNNER:-npx}`).
     pub variables: Vec<String>,
-    /// The command (stdio) or the URL (remote) contains a variable reference: what
-    /// runs depends on the environment the client starts in.
-    pub launch_varies: bool,
     /// The entry is switched off in the file (Codex `enabled = false`, JSON
     /// `disabled: true`): audited and shown, never counted as running.
     pub disabled: bool,

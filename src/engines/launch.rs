@@ -16,17 +16,14 @@ use crate::text::display;
 /// The findings about `spec`'s origin: variables and helper commands.
 pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
     let mut out = Vec::new();
-    if spec.origin.launch_varies {
+    let varying = crate::reading::varying_refs(spec);
+    if !varying.is_empty() {
         let what = match spec.launch {
             Launch::Remote(_) => "URL",
             _ => "command",
         };
-        let written = crate::reading::launch_texts(&spec.launch, &spec.declared);
-        let refs: Vec<String> = spec
-            .origin
-            .variables
+        let refs: Vec<String> = varying
             .iter()
-            .filter(|v| written.iter().any(|w| w.contains(v.as_str())))
             .take(4)
             .map(|v| display(v).into_owned())
             .collect();

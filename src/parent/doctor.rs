@@ -625,12 +625,22 @@ fn add_config(
                 Some(Twin::EarlierCopy) => reasons.push(Ambiguity::EarlierCopy),
                 None => {}
             }
+            let key = crate::model::EntryKey {
+                project: project.clone(),
+                map: match (entry.map, file.format) {
+                    (ServerMap::McpServers, FileFormat::CodexToml) => "mcp_servers",
+                    (ServerMap::McpServers, _) => "mcpServers",
+                    (ServerMap::Servers, _) => "servers",
+                    (ServerMap::Flat, _) => "",
+                },
+                name: entry.name,
+            };
             let readers = file.readers.readers;
             if !readers.iter().any(|r| r.reads(entry.map)) {
-                let map = match entry.map {
-                    ServerMap::McpServers => "mcpServers",
-                    ServerMap::Servers => "servers",
-                    ServerMap::Flat => "the top level",
+                let map = if key.map.is_empty() {
+                    "the top level"
+                } else {
+                    key.map
                 };
                 let who: Vec<&str> = readers.iter().map(|r| r.name()).collect();
                 reasons.push(Ambiguity::UnreadMap(format!(
@@ -647,7 +657,8 @@ fn add_config(
                 Ok(r) => r,
                 Err(reason) => {
                     diag.warning(&format!(
-                        "{label}#{name}: {reason}, and then starts none of this file's servers;                          the server was not audited (final exit will be 2)"
+                        "{label}#{name}: {reason}, and then starts none of this file's servers; \
+                         the server was not audited (final exit will be 2)"
                     ));
                     report.hard_errors += 1;
                     continue;
@@ -656,16 +667,6 @@ fn add_config(
             if let Some(why) = &readings.ambiguous {
                 reasons.push(Ambiguity::Readings(why.clone()));
             }
-            let key = crate::model::EntryKey {
-                project: project.clone(),
-                map: match (entry.map, file.format) {
-                    (ServerMap::McpServers, FileFormat::CodexToml) => "mcp_servers",
-                    (ServerMap::McpServers, _) => "mcpServers",
-                    (ServerMap::Servers, _) => "servers",
-                    (ServerMap::Flat, _) => "",
-                },
-                name: entry.name,
-            };
             let count = readings.specs.len();
             let mut key = Some(key);
             for (i, mut spec) in readings.specs.into_iter().enumerate() {

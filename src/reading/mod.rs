@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use crate::model::{Launch, Origin, RemoteLaunch, ServerSpec, StdioLaunch, Transport};
 use crate::protocol::{Construct, ServerBody, ServerMap};
+use crate::text::safe_text::safe_text_capped;
 
 /// One client's reader of one kind of file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -194,8 +195,6 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
         }
         for f in found.get_mut(first..).unwrap_or_default() {
             f.reader = reader;
-            // Fields with references are never moved: `body` still has them.
-            f.varies = varies(&f.launch, &body, &f.variables);
         }
     }
     // Only Codex honours a switch in the file (`enabled = false`); no JSON client
@@ -217,7 +216,6 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
         reader,
         launch,
         variables,
-        varies: launch_varies,
     } in found
     {
         match specs.iter_mut().find(|s| same_start(&s.launch, &launch)) {
@@ -230,7 +228,6 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
                         spec.origin.variables.push(v);
                     }
                 }
-                spec.origin.launch_varies |= launch_varies;
             }
             None => specs.push(ServerSpec {
                 launch,
@@ -239,7 +236,6 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
                     readers: Readers::of(&[reader]),
                     key: crate::model::EntryKey::default(),
                     variables,
-                    launch_varies,
                     disabled,
                 },
             }),
@@ -270,7 +266,6 @@ struct Found {
     reader: Reader,
     launch: Launch,
     variables: Vec<String>,
-    varies: bool,
 }
 
 /// The empty entry body, allocated once per process.
@@ -297,8 +292,8 @@ fn describe(specs: &[ServerSpec]) -> String {
         .map(|s| {
             let who: Vec<&str> = s.origin.readers.iter().map(Reader::name).collect();
             let what = match &s.launch {
-                Launch::Stdio(l) => format!("starts {}", excerpt(&l.command)),
-                Launch::Remote(l) => format!("connects to {}", excerpt(&l.url)),
+                Launch::Stdio(l) => format!("starts {}", safe_text_capped(&l.command, 48)),
+                Launch::Remote(l) => format!("connects to {}", safe_text_capped(&l.url, 48)),
                 Launch::Nothing => "starts nothing".to_string(),
             };
             let what = if who.len() > 1 {
@@ -316,29 +311,22 @@ fn describe(specs: &[ServerSpec]) -> String {
     )
 }
 
-/// A config word for a message (the printers apply `text::display` on top).
-fn excerpt(s: &str) -> String {
-    const MAX: usize = 48;
-    match s.char_indices().nth(MAX) {
-        None => s.to_string(),
-        Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or_default()),
-    }
-}
-
-/// Whether the command (stdio) or the URL (remote) depends on a variable: one of
-/// the references found is in it, as written (a command left unchanged by the
-/// expansion may have moved into the launch, so that is looked at too).
-fn varies(launch: &Launch, declared: &ServerBody, variables: &[String]) -> bool {
-    if variables.is_empty() {
-        return false;
-    }
-    launch_texts(launch, declared)
+/// The variable references the command (stdio) or the URL (remote) of `spec`
+/// depends on, as written: empty when what starts does not change with the
+/// environment. (A command the expansion left unchanged may have moved into the
+/// launch; fields with references never move, so both are looked at.)
+pub fn varying_refs(spec: &ServerSpec) -> Vec<&str> {
+    let texts = launch_texts(&spec.launch, &spec.declared);
+    spec.origin
+        .variables
         .iter()
-        .any(|w| variables.iter().any(|v| w.contains(v.as_str())))
+        .map(String::as_str)
+        .filter(|v| texts.iter().any(|w| w.contains(v)))
+        .collect()
 }
 
 /// The command (stdio) or the URL fields (remote) of an entry, as written.
-pub fn launch_texts<'a>(launch: &'a Launch, declared: &'a ServerBody) -> Vec<&'a str> {
+fn launch_texts<'a>(launch: &'a Launch, declared: &'a ServerBody) -> Vec<&'a str> {
     match launch {
         Launch::Stdio(s) => declared
             .command
@@ -379,7 +367,6 @@ fn launches(
             reader,
             launch: codex(body)?,
             variables: Vec::new(),
-            varies: false,
         });
         return Ok(());
     }
@@ -537,7 +524,6 @@ impl Build<'_> {
             reader: self.reader,
             launch,
             variables,
-            varies: false,
         });
     }
 
@@ -709,12 +695,10 @@ fn codex(body: &ServerBody) -> Result<Launch, String> {
     let Some(url) = body.url.as_deref() else {
         return Err("invalid transport (neither command nor url)".into());
     };
-    if !body.extra().env_vars.is_empty() {
-        return Err("env_vars is not supported for a streamable HTTP server (url is set)".into());
-    }
     let stdio_field = [
         (!body.args.is_empty()).then_some("args"),
         (!body.env.is_empty()).then_some("env"),
+        (!body.extra().env_vars.is_empty()).then_some("env_vars"),
         body.extra().cwd.is_some().then_some("cwd"),
     ]
     .into_iter()

@@ -214,14 +214,14 @@ fn expansion_is_per_client_and_flags_a_varying_command() {
     .expect("ok");
     assert_eq!(cc.specs[0].launch_command(), Some("npx"));
     assert_eq!(cc.specs[0].args(), ["-y", "evil-pkg"]);
-    assert!(cc.specs[0].origin.launch_varies);
+    assert!(!varying_refs(&cc.specs[0]).is_empty());
     // Only an argument varies: the command does not.
     let arg = read(
         body(json!({"command": "npx", "args": ["${PKG:-a@1}"]})),
         &file(&[Reader::ClaudeCode]),
     )
     .expect("ok");
-    assert!(!arg.specs[0].origin.launch_varies);
+    assert!(varying_refs(&arg.specs[0]).is_empty());
     assert_eq!(arg.specs[0].origin.variables, ["${PKG:-a@1}"]);
     // VS Code: the workspace folder is known, an unset env var is empty.
     let vs = read(

@@ -386,6 +386,27 @@ fn render_fixes(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(buf.as_bytes())
 }
 
+/// One header line per server of `servers` (`  <what>: <target>`), the first 20 of
+/// them, then how many more.
+fn list_targets<'s>(
+    out: &mut dyn Write,
+    servers: impl Iterator<Item = &'s crate::model::AuditedServer>,
+    what: &str,
+) -> io::Result<()> {
+    const SHOWN: usize = 20;
+    let mut count = 0usize;
+    for server in servers {
+        if count < SHOWN {
+            writeln!(out, "  {what}: {}", display(&server.target))?;
+        }
+        count += 1;
+    }
+    if count > SHOWN {
+        writeln!(out, "  … and {} more", count - SHOWN)?;
+    }
+    Ok(())
+}
+
 /// Write the human report for `report`.
 pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
     // Disabled servers (Codex `enabled = false`, JSON `disabled: true`) are audited
@@ -427,38 +448,20 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
             disabled(*off)
         )?;
     }
-    let off: Vec<&str> = report
-        .servers
-        .iter()
-        .filter(|s| s.spec.origin.disabled)
-        .map(|s| s.target.as_ref())
-        .take(20)
-        .collect();
-    for target in &off {
-        writeln!(
-            out,
-            "  disabled in its file (audited, not counted as running): {}",
-            display(target)
-        )?;
-    }
-    if total_disabled > off.len() {
-        writeln!(out, "  … and {} more disabled", total_disabled - off.len())?;
-    }
+    list_targets(
+        out,
+        report.servers.iter().filter(|s| s.spec.origin.disabled),
+        "disabled in its file (audited, not counted as running)",
+    )?;
     // `disabled: true` in a file whose clients do not honour it: it starts.
-    let ignored: Vec<&str> = report
-        .servers
-        .iter()
-        .filter(|s| !s.spec.origin.disabled && s.spec.declared.extra().disabled == Some(true))
-        .map(|s| s.target.as_ref())
-        .take(20)
-        .collect();
-    for target in &ignored {
-        writeln!(
-            out,
-            "  declares disabled: true, which its clients ignore (audited and counted as running): {}",
-            display(target)
-        )?;
-    }
+    list_targets(
+        out,
+        report
+            .servers
+            .iter()
+            .filter(|s| !s.spec.origin.disabled && s.spec.declared.extra().disabled == Some(true)),
+        "declares disabled: true, which its clients ignore (audited and counted as running)",
+    )?;
     writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
 
     if report.findings().next().is_none() {
