@@ -150,6 +150,19 @@ pub struct DoctorArgs {
     /// With --pin: capture timeout per server, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, requires = "pin", value_parser = parse_timeout)]
     pub timeout: f64,
+    /// Exit 1 only for findings at or above this severity (the others are still
+    /// reported). Default: any finding exits 1. Skipped files still exit 1 and
+    /// unreadable ones 2, whatever the threshold.
+    #[arg(long, value_name = "SEVERITY", value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Read suppressions from this TOML file instead of the user's own
+    /// (`$XDG_CONFIG_HOME/mcp-warden/ignore.toml`); never from the scanned tree.
+    #[arg(long, value_name = "PATH")]
+    pub ignore_file: Option<PathBuf>,
+    /// Colour the text report by severity: auto (a terminal, unless NO_COLOR,
+    /// CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it), always or never.
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
     /// Override home (tests).
@@ -162,6 +175,36 @@ pub struct DoctorArgs {
     /// below this directory (tests).
     #[arg(long, hide = true, value_name = "PATH", default_value = "/")]
     pub system_root: PathBuf,
+}
+
+/// `--fail-on`: the lowest severity that fails the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Critical,
+    High,
+    Medium,
+    Low,
+}
+
+impl FailOn {
+    /// The severity threshold (a finding at or above it exits 1).
+    pub fn severity(self) -> crate::rules::Severity {
+        use crate::rules::Severity;
+        match self {
+            FailOn::Critical => Severity::Critical,
+            FailOn::High => Severity::High,
+            FailOn::Medium => Severity::Medium,
+            FailOn::Low => Severity::Low,
+        }
+    }
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -272,9 +272,125 @@ pub struct Finding {
     /// append it to the message in parentheses; the text report prints it on a line
     /// of its own, never inside a wrapped table cell.
     pub fix: Option<String>,
+    /// The field of the server entry the finding is about (`env.GITHUB_TOKEN`,
+    /// `args[3]`), when it is about one field.
+    pub field: Option<FieldPath>,
+    /// Where in the file the value the finding is about starts (the field's value;
+    /// the entry's key when the finding is about the whole entry or a setting).
+    pub at: Option<Position>,
+    /// Set when a user suppression (`ignore.toml`) matched: the finding is still
+    /// reported (JSONL `suppressed`, SARIF `suppressions`) but does not fail the run.
+    pub suppressed: Option<Suppression>,
+}
+
+/// A 1-based line and column (in Unicode code points) in a config file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A field inside one server entry, as findings name it.
+///
+/// Printed as a path a user can find in the file: `command`, `args[3]`, `url`,
+/// `env.GITHUB_TOKEN`, `headers.Authorization`; a key that is not a plain word is
+/// printed JSON-quoted in brackets (`env["A B"]`). Keys are config text: renderers
+/// pass the printed path through [`crate::text::display`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FieldPath {
+    Command,
+    /// `args[i]` (0-based, as in the file).
+    Arg(usize),
+    Url,
+    /// `type`.
+    Transport,
+    Env(String),
+    Header(String),
+    Cwd,
+    /// Any other field, by the name the file spells it with (`headersHelper`,
+    /// `serverUrl`, `bearer_token`, `autoApprove`, …).
+    Named(&'static str),
+    /// A keyed entry of another map (`env_http_headers.X-Key`).
+    NamedKey(&'static str, String),
+}
+
+impl FieldPath {
+    fn push_key(out: &mut String, key: &str) {
+        let plain = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if plain {
+            out.push('.');
+            out.push_str(key);
+        } else {
+            out.push('[');
+            out.push_str(&serde_json::Value::String(key.to_string()).to_string());
+            out.push(']');
+        }
+    }
+}
+
+impl std::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = String::new();
+        match self {
+            FieldPath::Command => out.push_str("command"),
+            FieldPath::Arg(i) => {
+                out.push_str("args[");
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+            FieldPath::Url => out.push_str("url"),
+            FieldPath::Transport => out.push_str("type"),
+            FieldPath::Env(k) => {
+                out.push_str("env");
+                FieldPath::push_key(&mut out, k);
+            }
+            FieldPath::Header(k) => {
+                out.push_str("headers");
+                FieldPath::push_key(&mut out, k);
+            }
+            FieldPath::Cwd => out.push_str("cwd"),
+            FieldPath::Named(name) => out.push_str(name),
+            FieldPath::NamedKey(name, k) => {
+                out.push_str(name);
+                FieldPath::push_key(&mut out, k);
+            }
+        }
+        f.write_str(&out)
+    }
+}
+
+/// A user suppression that matched a finding (DOCTOR.md divergence: `ignore.toml`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppression {
+    /// Why the user accepts the finding (required in the file).
+    pub reason: String,
+    /// The ISO date (`YYYY-MM-DD`) after which the entry no longer applies.
+    pub expires: String,
 }
 
 impl Finding {
+    /// A finding at `target` with no fix, field, position or suppression yet.
+    pub fn new(
+        rule: RuleId,
+        target: std::sync::Arc<str>,
+        message: String,
+        snippet: String,
+    ) -> Finding {
+        Finding {
+            rule,
+            target,
+            message,
+            snippet,
+            fix: None,
+            field: None,
+            at: None,
+            suppressed: None,
+        }
+    }
+
     pub fn severity(&self) -> Severity {
         self.rule.severity()
     }
@@ -486,6 +602,10 @@ pub struct Report {
     pub servers: Vec<AuditedServer>,
     /// One line describing the parser sandbox (`landlock ABI 7, seccomp, no capabilities`).
     pub sandbox: String,
+    /// Every file doctor skipped or could not read, with its reason, in the order
+    /// met: the text summary, JSONL's summary record and SARIF's notifications list
+    /// them, so a file that was not scanned is never mistaken for a clean one.
+    pub problems: Vec<FileProblem>,
     /// Discovered configs and locks in the tree skipped (a symlink, not a regular
     /// file, oversized): never read, never coverage.
     pub skipped: usize,
@@ -520,4 +640,35 @@ impl Report {
     pub fn uncovered(&self) -> impl Iterator<Item = &AuditedServer> {
         self.servers.iter().filter(|s| s.coverage == Coverage::None)
     }
+}
+
+/// How a file was not scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProblemKind {
+    /// Never read (a symlink, not a regular file, over its size cap): exit 1.
+    Skipped,
+    /// Could not be opened, read or parsed, or its lock could not be examined: exit 2.
+    Unreadable,
+}
+
+impl ProblemKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemKind::Skipped => "skipped",
+            ProblemKind::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One file doctor did not scan (see [`Report::problems`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileProblem {
+    pub kind: ProblemKind,
+    /// The file as shown (`~/…`, relative to cwd below it): already display-safe.
+    pub path: String,
+    /// Why, completing "<path>: …" (already display-safe).
+    pub reason: String,
+    /// The exact command that scans it anyway, when there is one
+    /// (`mcp-warden doctor --config '<path>'`), quoted for pasting.
+    pub rescan: Option<String>,
 }

@@ -834,6 +834,9 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                     message,
                     snippet,
                     fix: None,
+                    field: None,
+                    at: None,
+                    suppressed: None,
                 },
             });
         }
@@ -855,6 +858,9 @@ pub fn apply(report: &mut Report) {
                 message: f.message,
                 snippet: f.snippet,
                 fix: None,
+                field: None,
+                at: None,
+                suppressed: None,
             });
             touched.push(index);
         }

@@ -1161,6 +1161,9 @@ fn located(raw: Vec<EngineFinding>, target: &Arc<str>) -> Vec<Finding> {
             message: f.message,
             snippet: f.snippet,
             fix: None,
+            field: None,
+            at: None,
+            suppressed: None,
         })
         .collect();
     findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));

@@ -29,6 +29,7 @@ const VALUED: &[&str] = &[
     "--approver",
     "--timeout",
     "--header",
+    "--env",
     "--sarif",
 ];
 /// Options without a value.
@@ -71,6 +72,8 @@ pub struct PinArgs {
     pub approver: Option<String>,
     pub timeout: Option<f64>,
     pub headers: Vec<String>,
+    /// `--env NAME`: variables passed from the caller's environment to the server.
+    pub env: Vec<String>,
     pub json: bool,
     pub sarif: Option<PathBuf>,
     pub help: bool,
@@ -96,6 +99,7 @@ fn apply(which: Which, args: &mut PinArgs, name: &str, value: Option<&str>) -> R
         "--lock" => args.lock = Some(PathBuf::from(need()?)),
         "--approver" => args.approver = Some(need()?),
         "--header" => args.headers.push(need()?),
+        "--env" => args.env.push(need()?),
         "--sarif" => args.sarif = Some(PathBuf::from(need()?)),
         "--timeout" => {
             let v = need()?;
@@ -242,6 +246,9 @@ fn endpoint(args: &PinArgs) -> Result<(Endpoint, Limits), String> {
         ..Limits::default()
     };
     if let Some(url) = &args.url {
+        if !args.env.is_empty() {
+            return Err("--env applies only to a server command, not with --url".into());
+        }
         let headers = parse_headers(&args.headers)?;
         return Ok((
             Endpoint::Http {
@@ -260,11 +267,37 @@ fn endpoint(args: &PinArgs) -> Result<(Endpoint, Limits), String> {
     Ok((
         Endpoint::Stdio {
             argv: args.argv.clone(),
-            env: Vec::new(),
+            env: passed_env(&args.env)?,
             cwd: None,
         },
         limits,
     ))
+}
+
+/// The `--env NAME` variables, each taken from this process's environment: the
+/// value is never on the command line (where `ps` and shell history would show it).
+/// A name that is not set fails the command rather than starting the server
+/// without it, which would pin (or check) a surface the client never sees.
+fn passed_env(names: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut env: Vec<(String, String)> = Vec::with_capacity(names.len());
+    for name in names {
+        let valid = !name.is_empty()
+            && !name.contains('=')
+            && !name.contains('\0')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(format!("--env {}: not a variable name", safe_text(name)));
+        }
+        let value = std::env::var(name).map_err(|_| {
+            format!(
+                "--env {0}: {0} is not set (or not UTF-8) in this environment; export it first",
+                safe_text(name)
+            )
+        })?;
+        env.retain(|(k, _)| k != name);
+        env.push((name.clone(), value));
+    }
+    Ok(env)
 }
 
 /// Write the SARIF log to a file (through [`crate::safe_write`]) or, for `-`, to
@@ -352,7 +385,8 @@ Usage: mcp-warden pin [OPTIONS] -- SERVER_CMD [ARGS]...
 
 Pin an MCP server's declared surface (tools, resources, prompts) into a
 warden.lock. The server is spawned from its argv, never through a shell, with
-only HOME, LOGNAME, PATH, SHELL, TERM and USER from this environment.
+only HOME, LOGNAME, PATH, SHELL, TERM and USER from this environment, plus the
+variables named with --env.
 
 Without `--`, the server argv starts at the first word that is not an option,
 and options for pin are taken only from the end of the line.
@@ -361,6 +395,8 @@ Options:
       --url URL          Streamable HTTP endpoint of a running server
       --header 'K: V'    HTTP header for --url (repeatable); $VAR and ${VAR}
                          in the value are expanded from the environment
+      --env NAME         Pass NAME from this environment to the server
+                         (repeatable; the value never appears on the line)
       --lock PATH        Lock to write [default: warden.lock]
       --approve          Record approval of the pinned surface
       --approver ID      Approver identity (or WARDEN_APPROVER)
@@ -384,6 +420,8 @@ Sigstore signature verification (--verify) is not supported by this version.
 Options:
       --url URL          Streamable HTTP endpoint of a running server
       --header 'K: V'    HTTP header for --url (repeatable; $VAR expanded)
+      --env NAME         Pass NAME from this environment to the server
+                         (repeatable; the value never appears on the line)
       --lock PATH        Baseline lock [default: warden.lock]
       --timeout SECONDS  Limit for the whole capture [default: 30]
       --json             Print findings and drift as JSONL

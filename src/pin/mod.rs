@@ -39,6 +39,7 @@ pub const PIN_OPTION_NAMES: &[&str] = &[
     "--approver",
     "--timeout",
     "--header",
+    "--env",
     "--json",
     "--sarif",
     "--help",

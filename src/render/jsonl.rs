@@ -167,6 +167,9 @@ pub(crate) mod tests {
             message: message.into(),
             snippet: snippet.into(),
             fix: None,
+            field: None,
+            at: None,
+            suppressed: None,
         }
     }
 

@@ -63,6 +63,7 @@ pub const PIN_OPTION_NAMES: &[&str] = &[
     "--json",
     "--sarif",
     "--header",
+    "--env",
     "--help",
     "-h",
     "--version",
@@ -732,6 +733,9 @@ pub(crate) mod tests {
             message: "m".into(),
             snippet: "s".into(),
             fix: None,
+            field: None,
+            at: None,
+            suppressed: None,
         };
         let mut user = server("user", Coverage::None);
         user.findings = vec![finding(RuleId::DoctorNoLock), finding(RuleId::AuthNoAuth)];

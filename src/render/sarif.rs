@@ -536,6 +536,9 @@ mod tests {
                             .into(),
                     snippet: evil.into(),
                     fix: None,
+                    field: None,
+                    at: None,
+                    suppressed: None,
                 },
                 Finding {
                     rule: RuleId::SupCurlPipe,
@@ -544,6 +547,9 @@ mod tests {
                         .into(),
                     snippet: "sh -c curl x | sh".into(),
                     fix: None,
+                    field: None,
+                    at: None,
+                    suppressed: None,
                 },
             ],
             coverage: Coverage::Unapproved {
@@ -568,6 +574,9 @@ mod tests {
                 message: "a warden.lock matches this server but pin.approved is false".into(),
                 snippet: "vs".into(),
                 fix: None,
+                field: None,
+                at: None,
+                suppressed: None,
             }],
             coverage: Coverage::Unapproved {
                 lock: "vs.warden.lock".into(),
@@ -615,6 +624,9 @@ mod tests {
                 message: "chat.mcp.discovery.enabled imports MCP servers".into(),
                 snippet: "chat.mcp.discovery.enabled".into(),
                 fix: None,
+                field: None,
+                at: None,
+                suppressed: None,
             },
         });
         let text = render(&r, "0.1.0", Path::new("/work/repo"));

@@ -791,6 +791,9 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
             message: "m".into(),
             snippet: "s".into(),
             fix: None,
+            field: None,
+            at: None,
+            suppressed: None,
         };
         r.servers[0].findings = vec![
             f(RuleId::SupPipUnpinned, "b"),
