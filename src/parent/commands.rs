@@ -110,7 +110,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
     };
     resources::report(&mut diag);
-    let code = doctor::exit_code(&report, pin_failed);
+    let code = doctor::exit_code(&report, args.fail_on.map(|f| f.severity()), pin_failed);
     // The process ends here: let the kernel take the report back at once instead of
     // freeing tens of thousands of strings one by one.
     std::mem::forget(report);
@@ -274,7 +274,7 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
             return 2;
         }
     }
-    doctor::exit_code(&report, false)
+    doctor::exit_code(&report, None, false)
 }
 
 /// `mcp-warden sandbox status`.

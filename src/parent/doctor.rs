@@ -31,7 +31,7 @@ use crate::protocol::{
 use crate::reading::expand::Known;
 use crate::reading::{self, FileReaders, Reader};
 use crate::render::next_steps::APPROVER_PLACEHOLDER;
-use crate::rules::RuleId;
+use crate::rules::{RuleId, Severity};
 use crate::text::safe_text::DEFAULT_CAP;
 
 /// Discovered configs larger than this are skipped (DOCTOR.md §1 "Size cap").
@@ -1170,11 +1170,17 @@ fn located(raw: Vec<EngineFinding>, target: &Arc<str>) -> Vec<Finding> {
     findings
 }
 
-/// The exit-code contract (DOCTOR.md §5), decided here and nowhere else.
-pub fn exit_code(report: &Report, pin_failed: bool) -> u8 {
+/// The exit-code contract (DOCTOR.md §5), decided here and nowhere else: 2 when a
+/// file could not be read (or `--pin` failed), 1 when a file was skipped or a
+/// finding that is not suppressed is at or above `fail_on` (any finding when
+/// `fail_on` is `None`), else 0.
+pub fn exit_code(report: &Report, fail_on: Option<Severity>, pin_failed: bool) -> u8 {
+    let fails = |f: &&crate::model::Finding| {
+        f.suppressed.is_none() && fail_on.is_none_or(|threshold| f.severity() <= threshold)
+    };
     if report.hard_errors > 0 || pin_failed {
         2
-    } else if report.findings().next().is_some() || report.skipped > 0 {
+    } else if report.skipped > 0 || report.findings().any(|f| fails(&f)) {
         1
     } else {
         0
@@ -1339,11 +1345,11 @@ mod tests {
     #[test]
     fn exit_codes_follow_the_contract() {
         let mut report = Report::default();
-        assert_eq!(exit_code(&report, false), 0);
-        assert_eq!(exit_code(&report, true), 2);
+        assert_eq!(exit_code(&report, None, false), 0);
+        assert_eq!(exit_code(&report, None, true), 2);
         report.skipped = 1;
-        assert_eq!(exit_code(&report, false), 1);
+        assert_eq!(exit_code(&report, None, false), 1);
         report.hard_errors = 1;
-        assert_eq!(exit_code(&report, false), 2);
+        assert_eq!(exit_code(&report, None, false), 2);
     }
 }
