@@ -395,6 +395,15 @@ impl Finding {
         self.rule.severity()
     }
 
+    /// The one-line fix the text report prints under the finding: its fix command
+    /// when it has one, else the rule's advice.
+    pub fn fix_line(&self) -> &str {
+        match &self.fix {
+            Some(fix) => fix,
+            None => self.rule.rule().help,
+        }
+    }
+
     /// The message with its fix command, as JSONL and SARIF print it.
     pub fn message_with_fix(&self) -> std::borrow::Cow<'_, str> {
         match &self.fix {
