@@ -75,7 +75,7 @@ use crate::protocol::{
 };
 use crate::render::lock_names::lock_file_name;
 use crate::render::next_steps::{
-    pin_command, Approval as PinApproval, APPROVER_PLACEHOLDER, MISSING_COMMAND, PIN_OPTION_NAMES,
+    pin_command, Approval as PinApproval, APPROVER_PLACEHOLDER, MISSING_COMMAND,
 };
 use crate::text::mask::{mask_args, mask_url, ArgView, UrlView, REDACTED_ARG, REDACTED_URL};
 use crate::text::redact::has_credential;
@@ -909,14 +909,6 @@ pub fn pin_command_props(data: &[u8]) {
     check_pin_line(&spec, &lock, PinApproval::AfterReview);
 }
 
-/// Could `pin` read `word` as one of its own options?
-fn pin_could_read_as_option(word: &str) -> bool {
-    PIN_OPTION_NAMES.contains(&word)
-        || word
-            .split_once('=')
-            .is_some_and(|(n, _)| n.starts_with("--") && PIN_OPTION_NAMES.contains(&n))
-}
-
 /// The pin line for `spec` splits back into exactly the words it must show.
 pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
     let line = pin_command(spec, lock, approval);
@@ -995,7 +987,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
         if !separated {
             for (i, w) in argv.iter().enumerate() {
                 assert!(
-                    !(pin_could_read_as_option(w) || (i == 0 && w.starts_with('-'))),
+                    !(crate::pin::options::is_pin_option(w) || (i == 0 && w.starts_with('-'))),
                     "pin_command: argv word {w:?} could be read by pin as its own option, \
                      but the line has no `--`: {line:?}"
                 );

@@ -22,45 +22,8 @@ use crate::safe_write::Destination;
 use crate::text::redact::display_capped;
 use crate::text::{display, safe_text, safe_text_capped};
 
-/// Options that take a value.
-const VALUED: &[&str] = &[
-    "--url",
-    "--lock",
-    "--approver",
-    "--timeout",
-    "--header",
-    "--env",
-    "--sarif",
-];
-/// Options without a value.
-const FLAGS: &[&str] = &["--approve", "--json", "--help", "-h", "--version", "-V"];
-
-/// Every option word the `pin` parser recognises.
-pub fn option_words() -> impl Iterator<Item = &'static str> {
-    VALUED.iter().chain(FLAGS.iter()).copied()
-}
-
-/// Which command the argv belongs to (check has no approval options).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Which {
-    Pin,
-    Check,
-}
-
-impl Which {
-    fn name(self) -> &'static str {
-        match self {
-            Which::Pin => "pin",
-            Which::Check => "check",
-        }
-    }
-    fn allows(self, opt: &str) -> bool {
-        match self {
-            Which::Pin => true,
-            Which::Check => !matches!(opt, "--approve" | "--approver"),
-        }
-    }
-}
+pub use super::options::Which;
+use super::options::{self, Opt};
 
 /// Parsed `pin`/`check` arguments.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -80,28 +43,39 @@ pub struct PinArgs {
     pub version: bool,
 }
 
+/// `--name=value` for a valued option.
 fn split_eq(word: &str) -> Option<(&str, &str)> {
     let (name, value) = word.split_once('=')?;
-    VALUED.contains(&name).then_some((name, value))
+    options::lookup(name)
+        .is_some_and(|o| o.takes_value())
+        .then_some((name, value))
+}
+
+/// Whether `word` is an option spelling that takes a value / takes none.
+fn is_valued(word: &str) -> bool {
+    options::lookup(word).is_some_and(|o| o.takes_value())
+}
+fn is_flag(word: &str) -> bool {
+    options::lookup(word).is_some_and(|o| !o.takes_value())
 }
 
 fn apply(which: Which, args: &mut PinArgs, name: &str, value: Option<&str>) -> Result<(), String> {
-    if !which.allows(name) {
+    let Some(def) = options::lookup(name).filter(|o| o.applies_to(which)) else {
         return Err(format!("No such option: {name}"));
-    }
+    };
     let need = || {
         value
             .map(str::to_string)
             .ok_or_else(|| format!("Option '{name}' requires an argument."))
     };
-    match name {
-        "--url" => args.url = Some(need()?),
-        "--lock" => args.lock = Some(PathBuf::from(need()?)),
-        "--approver" => args.approver = Some(need()?),
-        "--header" => args.headers.push(need()?),
-        "--env" => args.env.push(need()?),
-        "--sarif" => args.sarif = Some(PathBuf::from(need()?)),
-        "--timeout" => {
+    match def.opt {
+        Opt::Url => args.url = Some(need()?),
+        Opt::Lock => args.lock = Some(PathBuf::from(need()?)),
+        Opt::Approver => args.approver = Some(need()?),
+        Opt::Header => args.headers.push(need()?),
+        Opt::Env => args.env.push(need()?),
+        Opt::Sarif => args.sarif = Some(PathBuf::from(need()?)),
+        Opt::Timeout => {
             let v = need()?;
             let t: f64 = v
                 .parse()
@@ -110,11 +84,10 @@ fn apply(which: Which, args: &mut PinArgs, name: &str, value: Option<&str>) -> R
                 .ok_or_else(|| format!("Invalid value for '--timeout': '{v}' is not a number of seconds in (0, 86400]."))?;
             args.timeout = Some(t);
         }
-        "--approve" => args.approve = true,
-        "--json" => args.json = true,
-        "--help" | "-h" => args.help = true,
-        "--version" | "-V" => args.version = true,
-        _ => return Err(format!("No such option: {name}")),
+        Opt::Approve => args.approve = true,
+        Opt::Json => args.json = true,
+        Opt::Help => args.help = true,
+        Opt::Version => args.version = true,
     }
     Ok(())
 }
@@ -131,10 +104,10 @@ fn parse_forward(which: Which, words: &[String], args: &mut PinArgs) -> Result<u
         if let Some((name, value)) = split_eq(w) {
             apply(which, args, name, Some(value))?;
             i += 1;
-        } else if VALUED.contains(&w) {
+        } else if is_valued(w) {
             apply(which, args, w, words.get(i + 1).map(String::as_str))?;
             i += 2;
-        } else if FLAGS.contains(&w) {
+        } else if is_flag(w) {
             apply(which, args, w, None)?;
             i += 1;
         } else if w.starts_with('-') && w.len() > 1 {
@@ -165,13 +138,13 @@ pub fn parse_args(which: Which, words: &[String]) -> Result<PinArgs, String> {
     let mut tail: Vec<(String, Option<String>)> = Vec::new();
     while end > 0 {
         let w = rest[end - 1].as_str();
-        if end >= 2 && VALUED.contains(&rest[end - 2].as_str()) && end - 2 > 0 {
+        if end >= 2 && is_valued(&rest[end - 2]) && end - 2 > 0 {
             tail.push((rest[end - 2].clone(), Some(w.to_string())));
             end -= 2;
         } else if let Some((name, value)) = split_eq(w).filter(|_| end > 1) {
             tail.push((name.to_string(), Some(value.to_string())));
             end -= 1;
-        } else if FLAGS.contains(&w) && end > 1 {
+        } else if is_flag(w) && end > 1 {
             tail.push((w.to_string(), None));
             end -= 1;
         } else {
@@ -378,60 +351,6 @@ fn print_findings(out: &mut impl Write, findings: &[LockFinding]) {
     }
 }
 
-const PIN_HELP: &str = "\
-Usage: mcp-warden pin [OPTIONS] -- SERVER_CMD [ARGS]...
-       mcp-warden pin SERVER_CMD [ARGS]... [OPTIONS]
-       mcp-warden pin --url URL [OPTIONS]
-
-Pin an MCP server's declared surface (tools, resources, prompts) into a
-warden.lock. The server is spawned from its argv, never through a shell, with
-only HOME, LOGNAME, PATH, SHELL, TERM and USER from this environment, plus the
-variables named with --env.
-
-Without `--`, the server argv starts at the first word that is not an option,
-and options for pin are taken only from the end of the line.
-
-Options:
-      --url URL          Streamable HTTP endpoint of a running server
-      --header 'K: V'    HTTP header for --url (repeatable); $VAR and ${VAR}
-                         in the value are expanded from the environment
-      --env NAME         Pass NAME from this environment to the server
-                         (repeatable; the value never appears on the line)
-      --lock PATH        Lock to write [default: warden.lock]
-      --approve          Record approval of the pinned surface
-      --approver ID      Approver identity (or WARDEN_APPROVER)
-      --timeout SECONDS  Limit for the whole capture [default: 30]
-      --json             Print findings as JSONL
-      --sarif PATH       Write findings as SARIF 2.1.0 (never through a symlink;
-                         - writes it to stdout and the summary to stderr)
-  -h, --help             Print help
-
-Exit status: 0 pinned (findings do not fail the pin), 2 error.
-";
-
-const CHECK_HELP: &str = "\
-Usage: mcp-warden check [OPTIONS] -- SERVER_CMD [ARGS]...
-       mcp-warden check SERVER_CMD [ARGS]... [OPTIONS]
-       mcp-warden check --url URL [OPTIONS]
-
-Re-capture a server and compare its declared surface with warden.lock.
-Sigstore signature verification (--verify) is not supported by this version.
-
-Options:
-      --url URL          Streamable HTTP endpoint of a running server
-      --header 'K: V'    HTTP header for --url (repeatable; $VAR expanded)
-      --env NAME         Pass NAME from this environment to the server
-                         (repeatable; the value never appears on the line)
-      --lock PATH        Baseline lock [default: warden.lock]
-      --timeout SECONDS  Limit for the whole capture [default: 30]
-      --json             Print findings and drift as JSONL
-      --sarif PATH       Write findings and drift as SARIF 2.1.0 (never through a
-                         symlink; - writes it to stdout and the summary to stderr)
-  -h, --help             Print help
-
-Exit status: 0 no drift, 1 drift, 2 error.
-";
-
 fn parse_or_exit(which: Which, words: &[String]) -> Result<PinArgs, u8> {
     if which == Which::Check
         && words
@@ -448,14 +367,7 @@ fn parse_or_exit(which: Which, words: &[String]) -> Result<PinArgs, u8> {
             Err(0)
         }
         Ok(a) if a.help => {
-            print!(
-                "{}",
-                if which == Which::Pin {
-                    PIN_HELP
-                } else {
-                    CHECK_HELP
-                }
-            );
+            print!("{}", options::help(which));
             Err(0)
         }
         Ok(a) => Ok(a),

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod drift;
 pub mod emit;
 pub mod lock;
+pub mod options;
 pub mod rotate;
 pub mod rules;
 pub mod time;
@@ -26,28 +27,6 @@ pub use lock::write::{write_lock_exclusive, write_lock_replace, WriteError};
 pub use lock::Lock;
 
 use crate::model::ServerSpec;
-
-/// `pin`'s own option names (plus the `--` separator). A `pin` line whose server
-/// argv contains one of these (or `--name=value`) must be printed in the
-/// `mcp-warden pin [options] -- ARGV…` form, since trailing pin options are
-/// taken from the end of the line. `crate::render::PIN_OPTION_NAMES` must list
-/// the same words (a unit test checks it).
-pub const PIN_OPTION_NAMES: &[&str] = &[
-    "--url",
-    "--lock",
-    "--approve",
-    "--approver",
-    "--timeout",
-    "--header",
-    "--env",
-    "--json",
-    "--sarif",
-    "--help",
-    "-h",
-    "--version",
-    "-V",
-    "--",
-];
 
 /// Why pinning failed.
 #[derive(Debug)]
@@ -177,19 +156,6 @@ pub fn build(surface: &Surface, approval: &Approval) -> Result<Lock, PinError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn option_names_agree_with_the_next_steps_renderer() {
-        let mut ours: Vec<&str> = PIN_OPTION_NAMES.to_vec();
-        let mut theirs: Vec<&str> = crate::render::PIN_OPTION_NAMES.to_vec();
-        ours.sort_unstable();
-        theirs.sort_unstable();
-        assert_eq!(ours, theirs);
-        // Every option the parser knows is in the list.
-        for name in commands::option_words() {
-            assert!(PIN_OPTION_NAMES.contains(&name), "{name}");
-        }
-    }
 
     #[test]
     fn env_expansion() {

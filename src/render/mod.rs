@@ -26,7 +26,7 @@ pub mod servers;
 pub mod text;
 
 pub use lock_names::{assign_lock_names, lock_slug};
-pub use next_steps::{pin_command, render_next_steps, PIN_OPTION_NAMES};
+pub use next_steps::{pin_command, render_next_steps};
 pub use text::{no_configs_line, TextStyle};
 
 /// [`crate::text::display`] of each finding's target, computed once per server: all

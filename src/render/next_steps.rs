@@ -51,26 +51,6 @@ use crate::text::display;
 use crate::text::mask::{shown_argv, shown_url, Shown, REDACTED_ARG, REDACTED_URL};
 use crate::text::quote::{is_bare, quote, yaml_single_quoted};
 
-/// `pin`'s own option names. An argv word equal to one of these (or of the form
-/// `--name=value`) would be read by `pin` itself, so the line is printed with `--`
-/// before the server argv instead.
-pub const PIN_OPTION_NAMES: &[&str] = &[
-    "--url",
-    "--lock",
-    "--approve",
-    "--approver",
-    "--timeout",
-    "--json",
-    "--sarif",
-    "--header",
-    "--env",
-    "--help",
-    "-h",
-    "--version",
-    "-V",
-    "--",
-];
-
 /// The approver identity printed in pin and rotate lines: a placeholder for the
 /// user's own that pastes as one plain word (`<id>` would be a shell redirection).
 pub const APPROVER_PLACEHOLDER: &str = "you@example.com";
@@ -132,29 +112,6 @@ struct Launch<'a> {
     needs_separator: bool,
 }
 
-/// Whether `pin` (or `check`) could read `word` as one of its own options.
-fn is_option_like(word: &str) -> bool {
-    if PIN_OPTION_NAMES.contains(&word) {
-        return true;
-    }
-    if let Some((name, _)) = word.split_once('=') {
-        if name.starts_with("--") && PIN_OPTION_NAMES.contains(&name) {
-            return true;
-        }
-    }
-    // A short-option cluster such as `-hv` or `-Vq` contains `-h` or `-V`.
-    if let Some(cluster) = word.strip_prefix('-') {
-        if !cluster.starts_with('-')
-            && !cluster.is_empty()
-            && cluster.chars().all(|c| c.is_ascii_alphanumeric())
-            && cluster.contains(['h', 'V'])
-        {
-            return true;
-        }
-    }
-    false
-}
-
 fn arg_word(shown: Shown<'_>) -> Word<'_> {
     match shown {
         Shown::Word(w) => Word::Config(w),
@@ -179,7 +136,7 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
     words.push(command.map_or(Word::Placeholder(MISSING_COMMAND), arg_word));
     words.extend(args.into_iter().map(arg_word));
     let needs_separator = words.iter().enumerate().any(|(i, w)| match w {
-        Word::Config(w) => is_option_like(w) || (i == 0 && w.starts_with('-')),
+        Word::Config(w) => crate::pin::options::is_pin_option(w) || (i == 0 && w.starts_with('-')),
         Word::Placeholder(_) => false,
     });
     Launch {
