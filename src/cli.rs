@@ -112,6 +112,10 @@ pub struct AuthAuditArgs {
     /// directory on a relative PATH; the file is replaced atomically.
     #[arg(long, value_name = "PATH")]
     pub sarif: Option<PathBuf>,
+    /// Colour the report by severity: auto (a terminal, unless NO_COLOR,
+    /// CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it), always or never.
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }

@@ -1,11 +1,14 @@
 //! `mcp-warden`: dispatch to the parser child, a sandbox probe, or a command.
 #![forbid(unsafe_code)]
 
+use std::ffi::OsString;
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_warden::cli::{AuthCommand, Cli, Command, LockCommand, SandboxCommand};
+use mcp_warden::cli::{AuthCommand, Cli, ColorChoice, Command, LockCommand, SandboxCommand};
 use mcp_warden::parent::commands;
+use mcp_warden::render::style::{self, Stream};
 
 fn main() -> ExitCode {
     // The confined roles are recognised before any argument parsing: the parser
@@ -38,7 +41,10 @@ fn main() -> ExitCode {
             mcp_warden::pin::commands::check_main(&words)
         });
     }
-    let cli = Cli::parse();
+    let cli = match parse_cli() {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     let code = match cli.command {
         Command::Doctor(args) => commands::doctor(args),
         Command::Auth(AuthCommand::Audit(args)) => commands::auth_audit(args),
@@ -55,4 +61,35 @@ fn main() -> ExitCode {
         ),
     };
     ExitCode::from(code)
+}
+
+/// Parse the command line. A usage error, `--help` or `--version` is printed here,
+/// coloured by the same decision as the reports (`--color` if given, then
+/// `NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `TERM` and whether the stream is a
+/// terminal), and its exit code returned.
+fn parse_cli() -> Result<Cli, u8> {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let error = match Cli::try_parse_from(&args) {
+        Ok(cli) => return Ok(cli),
+        Err(error) => error,
+    };
+    let choice =
+        style::color_choice_in(args.get(1..).unwrap_or_default()).unwrap_or(ColorChoice::Auto);
+    let stream = if error.use_stderr() {
+        Stream::Stderr
+    } else {
+        Stream::Stdout
+    };
+    let message = error.render();
+    let text = if stream.color(choice) {
+        message.ansi().to_string()
+    } else {
+        message.to_string()
+    };
+    // Nothing useful can be done when the message cannot be written.
+    let _ = match stream {
+        Stream::Stdout => std::io::stdout().lock().write_all(text.as_bytes()),
+        Stream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+    };
+    Err(u8::try_from(error.exit_code()).unwrap_or(2))
 }

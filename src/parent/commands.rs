@@ -78,18 +78,29 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     // With `--sarif -` stdout carries the SARIF log alone; the human report goes to
     // stderr, uncoloured.
     let sarif_on_stdout = sarif == Some(Destination::Stdout);
-    let (mut out, style): (io::BufWriter<Box<dyn Write>>, _) = if sarif_on_stdout {
-        let style = render::text::TextStyle {
-            color: false,
-            ..render::text::TextStyle::for_stdout()
-        };
-        (io::BufWriter::new(Box::new(io::stderr().lock())), style)
+    let (mut out, stream): (io::BufWriter<Box<dyn Write>>, _) = if sarif_on_stdout {
+        (
+            io::BufWriter::new(Box::new(io::stderr().lock())),
+            render::style::Stream::Stderr,
+        )
     } else {
-        let style = render::text::TextStyle::for_stdout();
-        (io::BufWriter::new(Box::new(io::stdout().lock())), style)
+        (
+            io::BufWriter::new(Box::new(io::stdout().lock())),
+            render::style::Stream::Stdout,
+        )
     };
-    let written =
-        write_report(&report, &args, style, &mut out, &mut diag).and_then(|()| out.flush());
+    let style = render::text::TextStyle::for_stream(stream, args.color);
+    // The summary says what the exit code will be, so it is decided first
+    // (`--pin`, after the report, can only turn it into 2).
+    let fail_on = args.fail_on.map(|f| f.severity());
+    let outcome = render::findings::Outcome {
+        code: doctor::exit_code(&report, fail_on, false),
+        fail_on,
+        pin_follows: args.pin,
+        fail_on_option: true,
+    };
+    let written = write_report(&report, &args, style, outcome, &mut out, &mut diag)
+        .and_then(|()| out.flush());
     match written {
         // A closed pipe (`mcp-warden doctor | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -121,6 +132,7 @@ fn write_report(
     report: &Report,
     args: &DoctorArgs,
     style: render::text::TextStyle,
+    outcome: render::findings::Outcome,
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> io::Result<()> {
@@ -149,7 +161,7 @@ fn write_report(
         return if args.json {
             render::servers::render_jsonl(report, out)
         } else {
-            render::servers::render_text(report, out)
+            render::servers::render_text(report, out, style.color)
         };
     }
     if args.json {
@@ -158,7 +170,7 @@ fn write_report(
         }
         render::jsonl::render(report, out)
     } else {
-        render::text::render(report, out, style)
+        render::text::render(report, out, style, outcome)
     }
 }
 
@@ -257,15 +269,30 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         }
     }
     // With `--sarif -` the human report goes to stderr (see `doctor`).
-    let mut out: io::BufWriter<Box<dyn Write>> = if sarif == Some(Destination::Stdout) {
-        io::BufWriter::new(Box::new(io::stderr().lock()))
-    } else {
-        io::BufWriter::new(Box::new(io::stdout().lock()))
-    };
+    let (mut out, stream): (io::BufWriter<Box<dyn Write>>, _) =
+        if sarif == Some(Destination::Stdout) {
+            (
+                io::BufWriter::new(Box::new(io::stderr().lock())),
+                render::style::Stream::Stderr,
+            )
+        } else {
+            (
+                io::BufWriter::new(Box::new(io::stdout().lock())),
+                render::style::Stream::Stdout,
+            )
+        };
+    let code = doctor::exit_code(&report, None, false);
     let written = if args.json {
         render::jsonl::render(&report, &mut out)
     } else {
-        render::audit::render(&report, args.configs.len(), &mut out)
+        let style = render::text::TextStyle::for_stream(stream, args.color);
+        let outcome = render::findings::Outcome {
+            code,
+            fail_on: None,
+            pin_follows: false,
+            fail_on_option: false,
+        };
+        render::audit::render(&report, args.configs.len(), style, outcome, &mut out)
     }
     .and_then(|()| out.flush());
     if let Err(e) = written {
@@ -274,7 +301,7 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
             return 2;
         }
     }
-    doctor::exit_code(&report, None, false)
+    code
 }
 
 /// `mcp-warden sandbox status`.

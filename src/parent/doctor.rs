@@ -1175,16 +1175,19 @@ fn located(raw: Vec<EngineFinding>, target: &Arc<str>) -> Vec<Finding> {
 /// finding that is not suppressed is at or above `fail_on` (any finding when
 /// `fail_on` is `None`), else 0.
 pub fn exit_code(report: &Report, fail_on: Option<Severity>, pin_failed: bool) -> u8 {
-    let fails = |f: &&crate::model::Finding| {
-        f.suppressed.is_none() && fail_on.is_none_or(|threshold| f.severity() <= threshold)
-    };
     if report.hard_errors > 0 || pin_failed {
         2
-    } else if report.skipped > 0 || report.findings().any(|f| fails(&f)) {
+    } else if report.skipped > 0 || report.findings().any(|f| fails_run(f, fail_on)) {
         1
     } else {
         0
     }
+}
+
+/// Whether `finding` fails the run under `fail_on` (see [`exit_code`]): it is not
+/// suppressed, and at or above the threshold (any severity without one).
+pub fn fails_run(finding: &crate::model::Finding, fail_on: Option<Severity>) -> bool {
+    finding.suppressed.is_none() && fail_on.is_none_or(|threshold| finding.severity() <= threshold)
 }
 
 /// `path` as given when absolute, else below `cwd`.

@@ -1,36 +1,42 @@
-//! `auth audit`'s human output: a summary line, then one line per finding.
+//! `auth audit`'s human output: a title line, the findings grouped by server as
+//! doctor prints them ([`crate::render::findings`]), and the summary.
 
 use std::io::{self, Write};
 
 use crate::model::Report;
-use crate::render::Targets;
-use crate::text::display;
+use crate::render::findings::{self, Outcome, Scope, TextStyle};
+use crate::render::style::{paint, BOLD, GREEN};
 
-/// Print the audit summary for `files` config files.
-pub fn render(report: &Report, files: usize, out: &mut dyn Write) -> io::Result<()> {
-    let findings: Vec<_> = report.findings().collect();
-    if findings.is_empty() {
-        return writeln!(
-            out,
-            "auth audit clean ({files} config file(s), no findings)"
-        );
-    }
-    writeln!(
-        out,
-        "MCP auth-posture findings ({files} config file(s), {} finding(s))",
-        findings.len()
-    )?;
-    let mut targets = Targets::new();
-    for f in findings {
+/// Print the audit of `files` config files; `outcome` is the exit code the run
+/// ends with.
+pub fn render(
+    report: &Report,
+    files: usize,
+    style: TextStyle,
+    outcome: Outcome,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let total = report.findings().count();
+    if total == 0 && report.hard_errors == 0 && report.skipped == 0 {
         writeln!(
             out,
-            "  {:<8}  {}  {}  {} [{}]",
-            f.severity().as_str(),
-            f.rule.as_str(),
-            targets.display(&f.target),
-            display(&f.message),
-            display(&f.snippet)
+            "{} ({files} config file(s), no findings)",
+            paint(style.color, GREEN, "auth audit clean")
         )?;
+    } else {
+        writeln!(
+            out,
+            "{} ({files} config file(s), {total} finding(s))",
+            paint(style.color, BOLD, "MCP auth-posture findings")
+        )?;
+        if report.findings().any(findings::is_listed) {
+            writeln!(out)?;
+            findings::render_findings(report, style, &mut *out)?;
+        }
     }
-    Ok(())
+    let scope = Scope {
+        files,
+        locks: false,
+    };
+    findings::render_summary(report, scope, outcome, style, out)
 }

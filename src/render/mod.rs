@@ -3,7 +3,12 @@
 //! [`crate::text`] (neutralised, credentials masked, quoted where it is pasted).
 //!
 //! * [`text::render`]: the human report (header, sources, sandbox line, verdict or
-//!   findings table, Next steps);
+//!   findings, Next steps, summary);
+//! * [`findings`]: the findings grouped by server and the closing summary, shared
+//!   by `doctor` and `auth audit` ([`audit::render`]);
+//! * [`style`]: the one colour decision (`--color`, `NO_COLOR`, `CLICOLOR`,
+//!   `CLICOLOR_FORCE`, `TERM`) and the width of the output stream;
+//! * [`wrap`]: display width and line filling that never splits a word;
 //! * [`jsonl::render`]: `--json`, one object per finding;
 //! * [`sarif::render`]: `--sarif`, SARIF 2.1.0 for GitHub code scanning;
 //! * [`servers`]: `--servers`, the effective view per client, and the header's
@@ -18,12 +23,15 @@
 use std::sync::Arc;
 
 pub mod audit;
+pub mod findings;
 pub mod jsonl;
 pub mod lock_names;
 pub mod next_steps;
 pub mod sarif;
 pub mod servers;
+pub mod style;
 pub mod text;
+pub mod wrap;
 
 pub use lock_names::{assign_lock_names, lock_slug};
 pub use next_steps::{pin_command, render_next_steps};

@@ -12,6 +12,7 @@ use crate::engines::approval::SettingAt;
 use crate::model::{Layer, Report};
 use crate::parent::effective::{self, ClientView, Effective, Entry, Prompt, State, Why};
 use crate::render::jsonl::push_json_string;
+use crate::render::style::{paint, BOLD, YELLOW};
 use crate::render::FLUSH_AT;
 use crate::text::display;
 
@@ -151,11 +152,11 @@ fn origin(report: &Report, entry: &Entry) -> (String, String, &'static str) {
     )
 }
 
-fn push_text_client(buf: &mut String, report: &Report, client: &ClientView) {
+fn push_text_client(buf: &mut String, report: &Report, client: &ClientView, color: bool) {
     let (starting, prompting) = client.counts();
     buf.push_str(&format!(
         "{} — {starting} of {} server(s) would start{}\n",
-        client.name(),
+        paint(color, BOLD, client.name()),
         client.entries.len(),
         if prompting > 0 {
             format!(" ({prompting} would prompt)")
@@ -169,7 +170,7 @@ fn push_text_client(buf: &mut String, report: &Report, client: &ClientView) {
         });
         let (label, key, layer) = origin(report, entry);
         let state = match &entry.state {
-            State::Starts(Prompt::No) => "starts without a prompt".to_string(),
+            State::Starts(Prompt::No) => paint(color, YELLOW, "starts without a prompt"),
             State::Starts(Prompt::Asks) => "would prompt before starting".to_string(),
             State::Starts(Prompt::NotKnown) => "starts".to_string(),
             State::NotStarted(why) => format!("not started: {}", reason(report, why)),
@@ -183,8 +184,9 @@ fn push_text_client(buf: &mut String, report: &Report, client: &ClientView) {
     }
 }
 
-/// The text view: one block per client.
-pub fn render_text(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+/// The text view: one block per client; client names in bold and servers that
+/// start without a prompt in yellow when `color` is on.
+pub fn render_text(report: &Report, out: &mut dyn Write, color: bool) -> io::Result<()> {
     let view = effective::compute(report);
     let mut buf = String::new();
     buf.push_str(&format!(
@@ -200,7 +202,7 @@ pub fn render_text(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         });
     }
     for client in &view.clients {
-        push_text_client(&mut buf, report, client);
+        push_text_client(&mut buf, report, client, color);
         if buf.len() >= FLUSH_AT {
             out.write_all(buf.as_bytes())?;
             buf.clear();
@@ -350,7 +352,7 @@ mod tests {
     fn text_and_jsonl_neutralise_names_and_print_no_values() {
         let f = fixture();
         let mut text = Vec::new();
-        render_text(&f.report, &mut text).unwrap_or_else(|e| panic!("{e}"));
+        render_text(&f.report, &mut text, false).unwrap_or_else(|e| panic!("{e}"));
         let text = String::from_utf8(text).unwrap_or_default();
         assert!(
             text.contains("Claude Code — 2 of 2 server(s) would start (1 would prompt)"),

@@ -1,67 +1,25 @@
 //! The human report on stdout.
 //!
 //! Order: the `MCP posture — …` header, one line per source, one sandbox line, then
-//! either a one-line verdict or the findings table, then Next steps when a server
-//! has no lock. Every config-derived string passes through [`safe_text`]. Colour is
-//! ANSI SGR and only when [`TextStyle::color`] says so; the table is laid out for
-//! [`TextStyle::width`] columns, while the Next steps lines are never wrapped.
+//! either a one-line verdict or the findings grouped by server
+//! ([`crate::render::findings`]), then Next steps when a server has no lock, then
+//! the files not scanned and the summary with the exit code's meaning. Every
+//! config-derived string passes through [`crate::text::display`] or
+//! [`safe_text`]. Colour is ANSI SGR and only when [`TextStyle::color`] says so;
+//! wrapped lines fit [`TextStyle::width`], while the Next steps lines and fix
+//! commands are never wrapped (they are pasted).
 
-use std::borrow::Cow;
-use std::io::{self, IsTerminal, Write};
-
-use unicode_width::UnicodeWidthChar;
+use std::io::{self, Write};
 
 use crate::model::Report;
+use crate::render::findings::{self, is_listed, Outcome, Scope};
 use crate::render::next_steps::render_next_steps;
-use crate::render::{flush_if_full, Targets, FLUSH_AT};
-use crate::rules::Severity;
+use crate::render::style::{paint, BOLD, CYAN, GREEN};
 use crate::text::display;
 use crate::text::safe_text::safe_text;
 
-/// How the human report is drawn. The caller decides (a TTY and no `NO_COLOR`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextStyle {
-    /// Emit ANSI colour and bold.
-    pub color: bool,
-    /// Terminal width in columns for the findings table.
-    pub width: usize,
-}
-
-impl Default for TextStyle {
-    fn default() -> Self {
-        TextStyle {
-            color: false,
-            width: DEFAULT_WIDTH,
-        }
-    }
-}
-
-/// Width used when stdout is not a terminal and `COLUMNS` is unset.
-pub const DEFAULT_WIDTH: usize = 80;
-
-impl TextStyle {
-    /// The style for the process's stdout: colour when stdout is a terminal and
-    /// `NO_COLOR` is unset or empty; width from the terminal, else `COLUMNS`, else 80.
-    pub fn for_stdout() -> Self {
-        let stdout = io::stdout();
-        let tty = stdout.is_terminal();
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let width = terminal_size::terminal_size_of(&stdout)
-            .map(|(w, _)| usize::from(w.0))
-            .filter(|&w| w > 0)
-            .or_else(|| {
-                std::env::var("COLUMNS")
-                    .ok()
-                    .and_then(|c| c.trim().parse().ok())
-            })
-            .filter(|&w: &usize| w > 0)
-            .unwrap_or(DEFAULT_WIDTH);
-        TextStyle {
-            color: tty && !no_color,
-            width,
-        }
-    }
-}
+pub use crate::render::findings::TextStyle;
+pub use crate::render::style::DEFAULT_WIDTH;
 
 /// One header line naming the environment variables that moved a location
 /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …), so a reader knows which files were
@@ -94,311 +52,15 @@ pub const SKIPPED_LINE: &str =
 pub const UNREADABLE_LINE: &str =
     "no posture findings in the files that could be read; at least one config or lock could not be read (see warnings)";
 
-const BOLD: &str = "\x1b[1m";
-const RED: &str = "\x1b[31m";
-const YELLOW: &str = "\x1b[33m";
-const GREEN: &str = "\x1b[32m";
-const CYAN: &str = "\x1b[36m";
-const RESET: &str = "\x1b[0m";
-
-fn paint(style: TextStyle, sgr: &str, text: &str) -> String {
-    if style.color && !sgr.is_empty() {
-        format!("{sgr}{text}{RESET}")
-    } else {
-        text.to_string()
-    }
+/// Printed instead of findings when every finding left is a server without a lock:
+/// Next steps lists each with the command that pins it.
+pub fn no_lock_only_line(servers: usize) -> String {
+    format!("no posture findings; {servers} server(s) have no warden.lock: pin each with its line under Next steps")
 }
 
-fn severity_sgr(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Critical | Severity::High => RED,
-        Severity::Medium => YELLOW,
-        Severity::Low => "",
-    }
-}
-
-/// Append `text` padded to `width` columns, wrapped in `sgr` … reset when colour is
-/// on (the padding inside, so a coloured cell keeps its width).
-fn push_painted(buf: &mut String, style: TextStyle, sgr: &str, text: &str, width: usize) {
-    let colored = style.color && !sgr.is_empty();
-    if colored {
-        buf.push_str(sgr);
-    }
-    push_padded(buf, text, width);
-    if colored {
-        buf.push_str(RESET);
-    }
-}
-
-/// The severity cell, coloured by severity.
-fn push_severity(buf: &mut String, style: TextStyle, severity: Severity, width: usize) {
-    push_painted(buf, style, severity_sgr(severity), severity.as_str(), width);
-}
-
-/// Terminal columns taken by `s`: wide characters count 2, zero-width ones 0.
-fn display_width(s: &str) -> usize {
-    // Rendered text has passed `safe_text`, so ASCII is printable: one column each.
-    if s.is_ascii() {
-        return s.len();
-    }
-    s.chars().map(|c| c.width().unwrap_or(0)).sum()
-}
-
-/// Break `text` into lines of at most `width` columns, breaking after any of
-/// `breaks` where possible (a break at a space drops the space) and inside a
-/// piece when the piece alone is too long. Never returns an empty list. The lines
-/// borrow from `text`: a report can hold tens of thousands of cells.
-fn wrap_at<'t>(text: &'t str, width: usize, breaks: &[char]) -> Vec<&'t str> {
-    let width = width.max(1);
-    let total = display_width(text);
-    if total <= width {
-        return vec![text.trim_end_matches(' ')];
-    }
-    let mut lines = Vec::with_capacity(total / width + 2);
-    // The current line is text[line_start..line_end], `line_w` columns wide.
-    let mut line_start = 0;
-    let mut line_end = 0;
-    let mut line_w = 0usize;
-    let mut piece_start = 0;
-    let piece_ends = text
-        .char_indices()
-        .filter(|(_, c)| breaks.contains(c))
-        .map(|(i, c)| i + c.len_utf8())
-        .chain(std::iter::once(text.len()));
-    for piece_end in piece_ends {
-        let piece = &text[piece_start..piece_end];
-        let visible = piece.strip_suffix(' ').unwrap_or(piece);
-        if line_w + display_width(visible) <= width {
-            line_end = piece_end;
-            line_w += display_width(piece);
-        } else {
-            if line_end > line_start {
-                lines.push(text[line_start..line_end].trim_end_matches(' '));
-                line_w = 0;
-            }
-            line_start = piece_start;
-            line_end = piece_start;
-            for (i, c) in piece.char_indices() {
-                let cw = c.width().unwrap_or(0);
-                if line_w + cw > width && line_end > line_start {
-                    lines.push(&text[line_start..line_end]);
-                    line_start = line_end;
-                    line_w = 0;
-                }
-                line_end = piece_start + i + c.len_utf8();
-                line_w += cw;
-            }
-        }
-        piece_start = piece_end;
-    }
-    lines.push(text[line_start..line_end].trim_end_matches(' '));
-    lines
-}
-
-/// Wrap prose at spaces.
-fn wrap(text: &str, width: usize) -> Vec<&str> {
-    wrap_at(text, width, &[' '])
-}
-
-/// Wrap a target after path and name separators.
-fn wrap_target(text: &str, width: usize) -> Vec<&str> {
-    wrap_at(text, width, &['/', '#', ' '])
-}
-
-/// Append `s` and the spaces that bring it to `width` columns.
-fn push_padded(buf: &mut String, s: &str, width: usize) {
-    buf.push_str(s);
-    push_spaces(buf, width.saturating_sub(display_width(s)));
-}
-
-fn push_spaces(buf: &mut String, n: usize) {
-    buf.extend(std::iter::repeat_n(' ', n));
-}
-
-const INDENT: usize = 2;
-const MIN_WRAPPED: usize = 12;
-
-/// The table is drawn with box-drawing borders so that every table line starts
-/// with a border character: a wrapped cell can never begin a line with text that
-/// came from a config (e.g. a server name ending in `mcp-warden pin sh -c …`).
-const V: &str = "│";
-
-struct Row<'r> {
-    severity: Severity,
-    rule: &'static str,
-    target: std::sync::Arc<str>,
-    message: Cow<'r, str>,
-}
-
-/// Column widths for (server, message) given the room left after the fixed columns.
-fn flexible_widths(avail: usize, server_nat: usize, message_nat: usize) -> (usize, usize) {
-    if server_nat + message_nat <= avail {
-        return (server_nat, message_nat);
-    }
-    let server = server_nat.min((avail / 2).max(MIN_WRAPPED));
-    let message = message_nat.min(avail.saturating_sub(server).max(MIN_WRAPPED));
-    // Give what the message does not need back to the server column.
-    let server = server_nat.min(server.max(avail.saturating_sub(message)));
-    (server, message)
-}
-
-fn border(left: &str, mid: &str, right: &str, widths: &[usize]) -> String {
-    let cells: Vec<String> = widths.iter().map(|w| "─".repeat(w + 2)).collect();
-    format!("{left}{}{right}", cells.join(mid))
-}
-
-fn render_table(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
-    let mut targets = Targets::new();
-    let mut rows: Vec<Row> = report
-        .findings()
-        .map(|f| Row {
-            severity: f.severity(),
-            rule: f.rule.as_str(),
-            target: targets.display(&f.target),
-            message: display(&f.message),
-        })
-        .collect();
-    // Stable: ties keep report order.
-    rows.sort_by(|a, b| (a.severity, &a.target, a.rule).cmp(&(b.severity, &b.target, b.rule)));
-
-    let headers = ["severity", "rule", "server", "message"];
-    let mut sev_w = headers[0].len();
-    let mut rule_w = headers[1].len();
-    let mut server_nat = headers[2].len();
-    let mut message_nat = headers[3].len();
-    for r in &rows {
-        sev_w = sev_w.max(r.severity.as_str().len());
-        rule_w = rule_w.max(r.rule.len());
-        server_nat = server_nat.max(display_width(&r.target));
-        message_nat = message_nat.max(display_width(&r.message));
-    }
-    // "│ " + sev + " │ " + rule + " │ " + server + " │ " + message + " │"
-    let fixed = 13 + sev_w + rule_w;
-    let avail = style.width.saturating_sub(fixed);
-
-    let mut buf = String::with_capacity(2 * FLUSH_AT);
-    push_painted(
-        &mut buf,
-        style,
-        BOLD,
-        &format!("Posture findings ({})", rows.len()),
-        0,
-    );
-    buf.push('\n');
-    if avail < 2 * MIN_WRAPPED {
-        // Too narrow for four columns: server and message go under each row,
-        // behind a border so no wrapped line starts with config text.
-        let text_w = style.width.saturating_sub(INDENT + 2).max(MIN_WRAPPED);
-        for row in &rows {
-            buf.push_str("  ");
-            push_severity(&mut buf, style, row.severity, sev_w);
-            buf.push_str("  ");
-            buf.push_str(row.rule);
-            buf.push('\n');
-            for line in wrap_target(&row.target, text_w)
-                .into_iter()
-                .chain(wrap(&row.message, text_w))
-            {
-                buf.push_str("  ");
-                buf.push_str(V);
-                buf.push(' ');
-                buf.push_str(line);
-                buf.push('\n');
-            }
-            flush_if_full(&mut buf, out)?;
-        }
-        return out.write_all(buf.as_bytes());
-    }
-    let (server_w, message_w) = flexible_widths(avail, server_nat, message_nat);
-    let widths = [sev_w, rule_w, server_w, message_w];
-
-    buf.push_str(&border("┌", "┬", "┐", &widths));
-    buf.push('\n');
-    buf.push_str(V);
-    for (h, w) in headers.iter().zip(widths) {
-        buf.push(' ');
-        push_painted(&mut buf, style, BOLD, h, w);
-        buf.push(' ');
-        buf.push_str(V);
-    }
-    buf.push('\n');
-    buf.push_str(&border("├", "┼", "┤", &widths));
-    buf.push('\n');
-    // Consecutive rows often share a message (one per rule): wrap it once.
-    let mut last_message: Option<(&str, Vec<&str>)> = None;
-    for row in &rows {
-        let server_lines = wrap_target(&row.target, server_w);
-        if last_message
-            .as_ref()
-            .is_none_or(|(text, _)| *text != &*row.message)
-        {
-            last_message = Some((&row.message, wrap(&row.message, message_w)));
-        }
-        let message_lines = last_message.as_ref().map_or(&[][..], |(_, l)| l.as_slice());
-        let height = server_lines.len().max(message_lines.len());
-        for i in 0..height {
-            buf.push_str(V);
-            buf.push(' ');
-            if i == 0 {
-                push_severity(&mut buf, style, row.severity, sev_w);
-                buf.push(' ');
-                buf.push_str(V);
-                buf.push(' ');
-                push_padded(&mut buf, row.rule, rule_w);
-            } else {
-                push_spaces(&mut buf, sev_w);
-                buf.push(' ');
-                buf.push_str(V);
-                buf.push(' ');
-                push_spaces(&mut buf, rule_w);
-            }
-            buf.push(' ');
-            buf.push_str(V);
-            buf.push(' ');
-            push_padded(
-                &mut buf,
-                server_lines.get(i).copied().unwrap_or(""),
-                server_w,
-            );
-            buf.push(' ');
-            buf.push_str(V);
-            buf.push(' ');
-            push_padded(
-                &mut buf,
-                message_lines.get(i).copied().unwrap_or(""),
-                message_w,
-            );
-            buf.push(' ');
-            buf.push_str(V);
-            buf.push('\n');
-        }
-        flush_if_full(&mut buf, out)?;
-    }
-    buf.push_str(&border("└", "┴", "┘", &widths));
-    buf.push('\n');
-    out.write_all(buf.as_bytes())
-}
-
-/// The findings' fix commands, each on a line of its own so it can be copied whole
-/// (a table cell would wrap it).
-fn render_fixes(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let mut fixes = report
-        .findings()
-        .filter_map(|f| f.fix.as_deref())
-        .peekable();
-    if fixes.peek().is_none() {
-        return Ok(());
-    }
-    let mut buf = String::from(
-        "\nLocks that match a server but are not approved — review each, then record the approval:\n",
-    );
-    for fix in fixes {
-        buf.push_str("  ");
-        buf.push_str(&display(fix));
-        buf.push('\n');
-        flush_if_full(&mut buf, out)?;
-    }
-    out.write_all(buf.as_bytes())
+/// Printed instead of findings when every finding is suppressed.
+pub fn all_suppressed_line(suppressed: usize) -> String {
+    format!("no posture findings left after suppressions ({suppressed} suppressed; JSONL and SARIF list them)")
 }
 
 /// One header line per server of `servers` (`  <what>: <target>`), the first 20 of
@@ -432,8 +94,14 @@ fn write_start_counts(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
 }
 
-/// Write the human report for `report`.
-pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+/// Write the human report for `report`; `outcome` is the exit code the run ends
+/// with, which the summary explains.
+pub fn render(
+    report: &Report,
+    out: &mut dyn Write,
+    style: TextStyle,
+    outcome: Outcome,
+) -> io::Result<()> {
     // Disabled servers (Codex `enabled = false`, JSON `disabled: true`) are audited
     // and listed, but never counted as running.
     let disabled = |n: usize| {
@@ -451,7 +119,7 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
     writeln!(
         out,
         "{} — {} config source(s), {} server(s){}",
-        paint(style, BOLD, "MCP posture"),
+        paint(style.color, BOLD, "MCP posture"),
         report.sources.len(),
         report.servers.len(),
         disabled(total_disabled)
@@ -470,7 +138,7 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
         writeln!(
             out,
             "  {}  {}  ({count} server(s){})",
-            paint(style, CYAN, &display(&source.client)),
+            paint(style.color, CYAN, &display(&source.client)),
             display(&source.label),
             disabled(*off)
         )?;
@@ -491,29 +159,45 @@ pub fn render(report: &Report, out: &mut dyn Write, style: TextStyle) -> io::Res
     )?;
     writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
 
-    if report.findings().next().is_none() {
-        if report.hard_errors > 0 {
-            writeln!(out, "{UNREADABLE_LINE}")?;
-        } else if report.skipped > 0 {
-            writeln!(out, "{SKIPPED_LINE}")?;
-        } else {
-            writeln!(
-                out,
-                "{} — {}",
-                paint(style, GREEN, "doctor clean"),
-                &CLEAN_LINE["doctor clean — ".len()..]
-            )?;
-        }
+    if report.findings().any(is_listed) {
+        writeln!(out)?;
+        findings::render_findings(report, style, out)?;
     } else {
-        render_table(report, out, style)?;
-        render_fixes(report, out)?;
+        writeln!(out, "{}", verdict(report, style))?;
     }
 
     if report.uncovered().next().is_some() {
         writeln!(out)?;
         render_next_steps(report, out)?;
     }
-    Ok(())
+    let scope = Scope {
+        files: report.files_read,
+        locks: true,
+    };
+    findings::render_summary(report, scope, outcome, style, out)
+}
+
+/// The line printed instead of findings when none is listed.
+fn verdict(report: &Report, style: TextStyle) -> String {
+    if report.hard_errors > 0 {
+        return UNREADABLE_LINE.to_string();
+    }
+    if report.skipped > 0 {
+        return SKIPPED_LINE.to_string();
+    }
+    let suppressed = report.findings().filter(|f| f.suppressed.is_some()).count();
+    let uncovered = report.uncovered().count();
+    if report.findings().any(|f| f.suppressed.is_none()) && uncovered > 0 {
+        no_lock_only_line(uncovered)
+    } else if suppressed > 0 {
+        all_suppressed_line(suppressed)
+    } else {
+        format!(
+            "{} — {}",
+            paint(style.color, GREEN, "doctor clean"),
+            &CLEAN_LINE["doctor clean — ".len()..]
+        )
+    }
 }
 
 #[cfg(test)]
@@ -525,7 +209,13 @@ mod tests {
 
     fn render_string(r: &Report, style: TextStyle) -> String {
         let mut buf = Vec::new();
-        render(r, &mut buf, style).unwrap_or_else(|e| panic!("{e}"));
+        let outcome = Outcome {
+            code: crate::parent::doctor::exit_code(r, None, false),
+            fail_on: None,
+            pin_follows: false,
+            fail_on_option: true,
+        };
+        render(r, &mut buf, style, outcome).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -578,11 +268,22 @@ mod tests {
         )
     }
 
+    /// The summary of [`covered_report`] with `files`, `counts` and `exit`.
+    fn summary(files: &str, exit: &str) -> String {
+        format!(
+            "\nSummary: 1 server(s) in 0 config file(s); 0 finding(s); 0 suppressed; \
+             0 without an approved lock; {files}\n{exit}\n"
+        )
+    }
+
     #[test]
     fn clean() {
         assert_eq!(
-            render_string(&covered_report(), plain(80)),
-            format!("{HEAD}doctor clean — every server is pinned and shows no posture findings\n")
+            render_string(&covered_report(), plain(200)),
+            format!(
+                "{HEAD}doctor clean — every server is pinned and shows no posture findings\n{}",
+                summary("every file was scanned", "exit 0: no finding fails the run")
+            )
         );
     }
 
@@ -593,10 +294,14 @@ mod tests {
             ..covered_report()
         };
         assert_eq!(
-            render_string(&r, plain(80)),
+            render_string(&r, plain(200)),
             format!(
-                "{}{SKIPPED_LINE}\n",
-                head_incomplete("1 file(s) were skipped unread")
+                "{}{SKIPPED_LINE}\n{}",
+                head_incomplete("1 file(s) were skipped unread"),
+                summary(
+                    "1 file(s) skipped, 0 unreadable",
+                    "exit 1: 1 file(s) skipped unread (a skip always exits 1)"
+                )
             )
         );
         // Reference test 27/40 shape: nothing readable, one skip.
@@ -605,22 +310,27 @@ mod tests {
             sandbox: "seccomp".into(),
             ..Report::default()
         };
-        assert_eq!(
-            render_string(&empty, plain(80)),
-            "MCP posture — 0 config source(s), 0 server(s)\n  parsed in a sandbox: seccomp\n\
-             no posture findings, but at least one config or lock was skipped (see warnings)\n"
+        let text = render_string(&empty, plain(80));
+        assert!(
+            text.starts_with(
+                "MCP posture — 0 config source(s), 0 server(s)\n  parsed in a sandbox: seccomp\n\
+                 no posture findings, but at least one config or lock was skipped (see warnings)\n"
+            ),
+            "{text}"
         );
+        assert!(text.ends_with("exit 1: 1 file(s) skipped unread (a skip always exits 1)\n"));
     }
 
     #[test]
     fn hard_error_is_never_clean() {
-        for (r, what) in [
+        for (r, what, files) in [
             (
                 Report {
                     hard_errors: 1,
                     ..covered_report()
                 },
                 "1 config file(s) or entries could not be read",
+                "0 file(s) skipped, 1 unreadable",
             ),
             (
                 Report {
@@ -629,15 +339,62 @@ mod tests {
                     ..covered_report()
                 },
                 "2 config file(s) or entries could not be read and 1 file(s) were skipped unread",
+                "1 file(s) skipped, 2 unreadable",
             ),
         ] {
-            let text = render_string(&r, plain(80));
+            let text = render_string(&r, plain(200));
+            let n = r.hard_errors;
             assert_eq!(
                 text,
-                format!("{}{UNREADABLE_LINE}\n", head_incomplete(what))
+                format!(
+                    "{}{UNREADABLE_LINE}\n{}",
+                    head_incomplete(what),
+                    summary(
+                        files,
+                        &format!("exit 2: {n} file(s) or entries could not be read (an unreadable file always exits 2)")
+                    )
+                )
             );
             assert!(!text.contains("doctor clean") && !text.contains(SKIPPED_LINE));
         }
+    }
+
+    #[test]
+    fn problems_are_listed_with_their_rescan_line() {
+        use crate::model::{FileProblem, ProblemKind};
+        let r = Report {
+            skipped: 1,
+            hard_errors: 1,
+            problems: vec![
+                FileProblem {
+                    kind: ProblemKind::Skipped,
+                    path: "~/.claude.json".into(),
+                    reason: "larger than the 64 MiB cap".into(),
+                    rescan: Some("mcp-warden doctor --config '/home/u/.claude.json'".into()),
+                },
+                FileProblem {
+                    kind: ProblemKind::Unreadable,
+                    path: "/work/repo/a very long directory name/that keeps going/.mcp.json".into(),
+                    reason: "not valid JSON at line 3 column 7".into(),
+                    rescan: None,
+                },
+            ],
+            ..covered_report()
+        };
+        let text = render_string(&r, plain(60));
+        assert!(
+            text.contains(
+                "\nNot scanned — 2 file(s):\n\
+                 │ skipped  ~/.claude.json: larger than the 64 MiB cap\n    \
+                 mcp-warden doctor --config '/home/u/.claude.json'\n\
+                 │ unreadable  /work/repo/a very long directory name/that\n\
+                 │   keeps going/.mcp.json: not valid JSON at line 3 column 7\n\
+                 \nSummary: 1 server(s) in 0 config file(s); 0 finding(s);\n  \
+                 0 suppressed; 0 without an approved lock;\n  \
+                 1 file(s) skipped, 1 unreadable\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
@@ -652,64 +409,115 @@ MCP posture — 3 config source(s), 3 server(s)
   Cursor  ~/.cursor/mcp.json  (1 server(s))
   Claude Desktop  ~/Library/Application Support/Claude/claude_desktop_config.json  (1 server(s))
   parsed in a sandbox: landlock ABI 6, seccomp, no capabilities
-Posture findings (8)
-┌──────────┬──────────────────────────┬───────────────────────────────────────┬────────────────────────────────────────┐
-│ severity │ rule                     │ server                                │ message                                │
-├──────────┼──────────────────────────┼───────────────────────────────────────┼────────────────────────────────────────┤
-│ critical │ WRD-SEC-GITHUB           │ ~/.cursor/mcp.json#gh                 │ WRD-SEC-GITHUB: possible secret in     │
-│          │                          │                                       │ field                                  │
-│ high     │ WRD-AUTH-TOKEN-IN-CONFIG │ ~/.cursor/mcp.json#gh                 │ auth key 'GITHUB_TOKEN' holds a        │
-│          │                          │                                       │ literal credential in config;          │
-│          │                          │                                       │ reference a secret manager (${VAR})    │
-│          │                          │                                       │ instead                                │
-│ high     │ WRD-SUP-NPX-UNPINNED     │ ~/.cursor/mcp.json#gh                 │ Unpinned npx package (resolves latest  │
-│          │                          │                                       │ at run)                                │
-│ high     │ WRD-AUTH-PLAINTEXT-HTTP  │ ~/Library/Application Support/Claude/ │ remote MCP endpoint 'mcp.example.com'  │
-│          │                          │ claude_desktop_config.json#remote     │ uses cleartext http://; use https://   │
-│ medium   │ WRD-AUTH-NOAUTH          │ ~/Library/Application Support/Claude/ │ remote MCP endpoint 'mcp.example.com'  │
-│          │                          │ claude_desktop_config.json#remote     │ declares no authentication (no         │
-│          │                          │                                       │ Authorization/token header or env)     │
-│ low      │ WRD-DOCTOR-NO-LOCK       │ ~/.claude.json#projects[/repo]#ok     │ no warden.lock pins this server's      │
-│          │                          │                                       │ declared surface; run the pin command  │
-│          │                          │                                       │ below                                  │
-│ low      │ WRD-DOCTOR-NO-LOCK       │ ~/.cursor/mcp.json#gh                 │ no warden.lock pins this server's      │
-│          │                          │                                       │ declared surface; run the pin command  │
-│          │                          │                                       │ below                                  │
-│ low      │ WRD-DOCTOR-NO-LOCK       │ ~/Library/Application Support/Claude/ │ no warden.lock pins this server's      │
-│          │                          │ claude_desktop_config.json#remote     │ declared surface; run the pin command  │
-│          │                          │                                       │ below                                  │
-└──────────┴──────────────────────────┴───────────────────────────────────────┴────────────────────────────────────────┘
 
-Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
-  # '~/.claude.json#projects[/repo]#ok'
-  mcp-warden pin --url https://h.example.com --approve --approver you@example.com --lock ok.warden.lock
-  # '~/.cursor/mcp.json#gh'
-  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock
-  mcp-warden lock rotate gh.warden.lock --approver you@example.com
-  # '~/Library/Application Support/Claude/claude_desktop_config.json#remote'
-  mcp-warden pin --url http://mcp.example.com/sse --lock remote.warden.lock
-  mcp-warden lock rotate remote.warden.lock --approver you@example.com
-  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)
-  (env values are never printed: export the ones a server needs in your shell before pinning it)
-";
+Posture findings — 5 at 2 server(s)
+
+~/.cursor/mcp.json#gh  Cursor  ~/.cursor/mcp.json:1
+│ critical  WRD-SEC-GITHUB
+│           possible secret in field
+│           evidence: ghp_…(len=40)
+│           fix: Revoke the token in GitHub settings, remove it from the config, and reference it from the environment
+│           (${GITHUB_TOKEN}).
+│ high      WRD-AUTH-TOKEN-IN-CONFIG
+│           auth key 'GITHUB_TOKEN' holds a literal credential in config; reference a secret manager (${VAR}) instead
+│           evidence: ghp_…(len=40)
+│           fix: Replace the literal with a reference such as ${TOKEN} (or $TOKEN, %TOKEN%, op://vault/item/field) and
+│           keep the secret in the environment or a secret manager. Treat the literal as exposed: rotate it.
+│ high      WRD-SUP-NPX-UNPINNED
+│           Unpinned npx package (resolves latest at run)
+│           evidence: @modelcontextprotocol/server-github
+│           fix: Pin the package to an exact version (npx -y pkg@1.2.3); every launch otherwise runs whatever the
+│           registry serves that day.
+
+~/Library/Application Support/Claude/claude_desktop_config.json#remote  Claude Desktop
+│   ~/Library/Application Support/Claude/claude_desktop_config.json:1
+│ high      WRD-AUTH-PLAINTEXT-HTTP
+│           remote MCP endpoint 'mcp.example.com' uses cleartext http://; use https://
+│           evidence: http://mcp.example.com
+│           fix: Use https:// (or wss://). Cleartext is acceptable only for loopback endpoints: localhost, 127.0.0.0/8,
+│           [::1].
+│ medium    WRD-AUTH-NOAUTH
+│           remote MCP endpoint 'mcp.example.com' declares no authentication (no Authorization/token header or env)
+│           evidence: mcp.example.com
+│           fix: Send credentials the server can check: an Authorization (or X-API-Key, token, cookie) header or env
+│           entry whose value references a secret (${TOKEN}). If the endpoint is deliberately public, record that
+│           decision where reviewers see it.
+
+Next steps — 3 server(s) have no warden.lock.";
         assert!(text.starts_with(expected), "got:\n{text}");
-        assert!(text.ends_with("          mcp-warden check --url http://mcp.example.com/sse --lock remote.warden.lock\n"));
-        for line in text.lines().take_while(|l| !l.starts_with("Next steps")) {
-            assert!(display_width(line) <= 120, "too wide: {line}");
-        }
+        assert!(text.ends_with(
+            "          mcp-warden check --url http://mcp.example.com/sse --lock remote.warden.lock
+
+Summary: 3 server(s) in 3 config file(s); 8 finding(s): 1 critical, 3 high, 1 medium, 3 low; 0 suppressed;
+  3 without an approved lock (3 with none, under Next steps); every file was scanned
+exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
+"
+        ), "got:\n{text}");
         assert!(!text.contains('\x1b'));
     }
 
+    /// The lines of `text` outside Next steps (the header's source lines are
+    /// config labels printed whole, as before).
+    fn laid_out(text: &str) -> Vec<&str> {
+        let (before, after) = text.split_at(text.find("\nNext steps").unwrap_or(text.len()));
+        let summary = after.find("\nSummary:").map_or("", |i| &after[i..]);
+        before
+            .lines()
+            .skip_while(|l| !l.starts_with("Posture findings"))
+            .chain(summary.lines())
+            .collect()
+    }
+
     #[test]
-    fn table_fits_narrow_terminals_but_next_steps_never_wrap() {
+    fn every_line_fits_and_no_word_is_split() {
         let mut r = worked_example();
         assign_lock_names(&mut r, &|_| false);
-        for width in [60, 80, 100] {
+        // Long words, wide characters and combining marks in config text.
+        let long = "x".repeat(90);
+        r.servers[1].findings[3].snippet =
+            format!("npx -y {long} 日本語のサーバー名前 cafe\u{301}s");
+        r.servers[1].name = "サーバー".into();
+        let words: Vec<String> = r
+            .findings()
+            .filter(|f| is_listed(f))
+            .flat_map(|f| {
+                [
+                    f.message.clone(),
+                    f.snippet.clone(),
+                    f.fix_line().to_string(),
+                ]
+            })
+            .flat_map(|t| t.split(' ').map(String::from).collect::<Vec<_>>())
+            // A message's leading rule id is not repeated under the rule id.
+            .filter(|w| !w.is_empty() && !w.starts_with("WRD-"))
+            .collect();
+        for width in [60, 80, 100, 120, 200] {
             let text = render_string(&r, plain(width));
-            let (table, next) = text.split_at(text.find("Next steps").unwrap_or(text.len()));
-            for line in table.lines().skip(6) {
-                assert!(display_width(line) <= width, "{width}: {line:?}");
+            let lines = laid_out(&text);
+            assert!(lines.len() > 10, "{text}");
+            for line in &lines {
+                let body = line.trim_start_matches('│').trim();
+                let single_word = !body.contains(' ')
+                    || body
+                        .strip_prefix("evidence: ")
+                        .is_some_and(|w| !w.contains(' '));
+                let command = body.starts_with("mcp-warden ");
+                assert!(
+                    crate::render::wrap::display_width(line) <= width || single_word || command,
+                    "{width}: {line:?}"
+                );
             }
+            // Each word of the input is whole on some line.
+            let printed: std::collections::HashSet<&str> =
+                lines.iter().flat_map(|l| l.split(' ')).collect();
+            for word in &words {
+                let shown = crate::text::display(word);
+                assert!(
+                    printed.contains(&*shown),
+                    "{width}: {word:?} split:\n{text}"
+                );
+            }
+            let next = &text[text.find("Next steps").unwrap_or(0)..];
             assert!(next.lines().any(|l| l
                 == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock"));
         }
@@ -727,11 +535,22 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
             },
         );
         assert!(text.contains("\x1b[1mMCP posture\x1b[0m — 3 config source(s)"));
-        assert!(text.contains("\x1b[31mcritical\x1b[0m"));
-        assert!(text.contains("\x1b[33mmedium  \x1b[0m"));
+        assert!(text.contains("│ \x1b[1;31mcritical\x1b[0m  \x1b[1mWRD-SEC-GITHUB\x1b[0m"));
+        assert!(text.contains("│ \x1b[33mmedium\x1b[0m    "));
+        assert!(text.contains("\x1b[31mexit 1:\x1b[0m 8 finding(s)"));
         // The lines to copy never carry escape sequences.
-        let next = &text[text.find("Next steps").unwrap_or(0)..];
-        assert!(!next.contains('\x1b'));
+        let summary = text.find("Summary:").unwrap_or(0);
+        let summary = text[..summary].rfind('\n').unwrap_or(0);
+        let next = &text[text.find("Next steps").unwrap_or(0)..summary];
+        for l in next.lines() {
+            assert!(!l.contains('\x1b'), "{l:?}");
+        }
+        for line in text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("mcp-warden "))
+        {
+            assert!(!line.contains('\x1b'), "{line:?}");
+        }
         let clean = render_string(
             &covered_report(),
             TextStyle {
@@ -740,6 +559,63 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
             },
         );
         assert!(clean.contains("\x1b[32mdoctor clean\x1b[0m — every server is pinned"));
+        assert!(!render_string(&r, plain(120)).contains('\x1b'));
+    }
+
+    #[test]
+    fn fix_commands_stand_alone_and_unwrapped() {
+        let mut r = covered_report();
+        let lock = "locks/a very long directory name that goes on/and on/srv.warden.lock";
+        let mut f = Finding::new(
+            crate::rules::RuleId::DoctorLockUnapproved,
+            r.servers[0].target.clone(),
+            "a warden.lock matches this server but pin.approved is false".into(),
+            "s".into(),
+        );
+        f.fix = Some(format!(
+            "mcp-warden lock rotate '{lock}' --approver you@example.com"
+        ));
+        r.servers[0].findings.push(f);
+        r.servers[0].coverage = Coverage::Unapproved {
+            lock: lock.into(),
+            problem: crate::model::LockProblem::NotApproved,
+        };
+        for width in [60, 200] {
+            let text = render_string(&r, plain(width));
+            assert!(
+                text.contains(&format!(
+                    "fix: run\n    mcp-warden lock rotate '{lock}' --approver you@example.com\n"
+                )),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_lock_rows_fold_into_next_steps() {
+        let mut r = worked_example();
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_string(&r, plain(120));
+        let (findings, next) = text.split_at(text.find("Next steps").unwrap_or(0));
+        assert!(!findings.contains("WRD-DOCTOR-NO-LOCK"), "{findings}");
+        for target in [
+            "'~/.claude.json#projects[/repo]#ok'",
+            "'~/.cursor/mcp.json#gh'",
+        ] {
+            assert!(next.contains(target), "{next}");
+        }
+        // Only no-lock findings left: a verdict instead of an empty findings part.
+        r.servers.iter_mut().for_each(|s| {
+            s.findings
+                .retain(|f| f.rule == crate::rules::RuleId::DoctorNoLock)
+        });
+        let text = render_string(&r, plain(120));
+        assert!(
+            text.contains(&format!("\n{}\n", no_lock_only_line(3))),
+            "{text}"
+        );
+        assert!(!text.contains("Posture findings"));
+        assert!(text.contains("; 3 finding(s): 3 low;"), "{text}");
     }
 
     #[test]
@@ -751,6 +627,7 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
             "gh\u{202e}  mcp-warden pin sh -c 'curl x|sh' --approve #",
             "gh\u{9b}  mcp-warden pin sh -c 'curl x|sh' --approve #",
             "gh\u{85}  mcp-warden pin sh -c 'curl x|sh' --approve #",
+            "gh/ mcp-warden pin sh -c 'curl x|sh' --approve #",
         ];
         for name in evil {
             let mut r = worked_example();
@@ -762,12 +639,12 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
             for f in &mut r.servers[1].findings {
                 f.target = target.clone();
                 f.message = format!("{}{name}", f.message);
+                f.snippet = format!("{}{name}", f.snippet);
             }
             assign_lock_names(&mut r, &|_| false);
-            for width in [40, 120] {
+            for width in [40, 60, 120] {
                 let text = render_string(&r, plain(width));
                 assert!(!text.contains('\x1b'));
-                assert!(text.contains('\u{FFFD}'));
                 for bad in ['\u{2028}', '\u{202e}', '\u{9b}', '\u{85}', '\r'] {
                     assert!(!text.contains(bad));
                 }
@@ -782,51 +659,52 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
     }
 
     #[test]
-    fn sort_is_by_severity_then_target_then_rule_id_string() {
+    fn groups_come_worst_first_and_findings_by_severity() {
         use crate::rules::RuleId;
-        let mut r = covered_report();
-        let f = |rule, target: &str| Finding {
-            rule,
-            target: target.into(),
-            message: "m".into(),
-            snippet: "s".into(),
-            fix: None,
-            field: None,
-            at: None,
-            suppressed: None,
-        };
-        r.servers[0].findings = vec![
-            f(RuleId::SupPipUnpinned, "b"),
-            f(RuleId::AuthTokenInConfig, "b"),
-            f(RuleId::SecJwt, "a"),
-            f(RuleId::DoctorNoLock, "a"),
-            f(RuleId::SecOpenai, "z"),
+        let mut r = worked_example();
+        // A third server whose worst finding is critical goes first.
+        let mut extra = r.servers[0].clone();
+        extra.name = "z".into();
+        extra.target = "~/.claude.json#projects[/repo]#z".into();
+        extra.line = 40;
+        extra.spec.origin.key.project = Some("/repo".into());
+        extra.findings = vec![
+            Finding::new(
+                RuleId::SupPipUnpinned,
+                extra.target.clone(),
+                "m".into(),
+                "pip install x".into(),
+            ),
+            Finding::new(
+                RuleId::SecOpenai,
+                extra.target.clone(),
+                "m".into(),
+                "sk-…(len=51)".into(),
+            ),
         ];
+        r.servers.push(extra);
         let text = render_string(&r, plain(200));
-        let order: Vec<&str> = text
+        let headings: Vec<&str> = text
             .lines()
-            .filter(|l| l.contains("WRD-"))
-            .filter_map(|l| l.split_whitespace().nth(3))
+            .filter(|l| l.starts_with("~/") && l.contains("  "))
             .collect();
         assert_eq!(
-            order,
+            headings,
             [
-                "WRD-SEC-OPENAI",
-                "WRD-SEC-JWT",
-                "WRD-AUTH-TOKEN-IN-CONFIG",
-                "WRD-SUP-PIP-UNPINNED",
-                "WRD-DOCTOR-NO-LOCK"
+                "~/.cursor/mcp.json#gh  Cursor  ~/.cursor/mcp.json:1",
+                "~/.claude.json#projects[/repo]#z  Claude Code  ~/.claude.json:40",
+                "~/Library/Application Support/Claude/claude_desktop_config.json#remote  Claude Desktop  ~/Library/Application Support/Claude/claude_desktop_config.json:1",
             ]
         );
-    }
-
-    #[test]
-    fn wrap_rules() {
-        assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
-        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
-        assert_eq!(wrap("", 4), [""]);
-        assert_eq!(wrap("日本語", 4), ["日本", "語"]);
-        assert_eq!(wrap("日", 1), ["日"]);
+        let z = &text[text.find("#z  ").unwrap_or(0)..];
+        let rules: Vec<&str> = z
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with('│'))
+            .filter_map(|l| l.split_whitespace().nth(2))
+            .filter(|w| w.starts_with("WRD-"))
+            .collect();
+        assert_eq!(rules, ["WRD-SEC-OPENAI", "WRD-SUP-PIP-UNPINNED"]);
     }
 
     #[test]

@@ -22,4 +22,5 @@ mod pin;
 mod roundtrip;
 mod rules;
 mod sandbox;
+mod text_layout;
 mod writes;

@@ -201,10 +201,19 @@ fn no_ansi_when_not_a_terminal_and_table_lists_findings_by_severity() {
     );
     let run = env.doctor(&[]);
     assert!(!run.stdout.contains('\x1b'));
-    let crit = run.stdout.find("WRD-SEC-GITHUB").expect("critical row");
-    let low = run.stdout.find("WRD-DOCTOR-NO-LOCK").expect("low row");
-    assert!(crit < low);
-    assert!(run.stdout.contains("Posture findings ("));
+    let crit = run
+        .stdout
+        .find("│ critical  WRD-SEC-GITHUB")
+        .expect("critical row");
+    let high = run
+        .stdout
+        .find("│ high      WRD-SUP-NPX-UNPINNED")
+        .expect("high row");
+    assert!(crit < high);
+    assert!(run.stdout.contains("Posture findings — "));
+    // The low no-lock finding is the server's Next steps entry, not a row.
+    assert!(!run.stdout.contains("WRD-DOCTOR-NO-LOCK"), "{}", run.stdout);
+    assert!(run.stdout.contains("Next steps"));
 }
 
 #[test]

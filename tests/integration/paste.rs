@@ -408,7 +408,9 @@ fn the_ci_snippet_from_the_binary_holds_no_expression_and_installs_this_version(
         .stdout
         .find("# .github/workflows/")
         .unwrap_or_else(|| panic!("no snippet:\n{}", run.stdout));
-    let snippet = &run.stdout[start..];
+    // The report's summary follows the snippet.
+    let end = run.stdout.rfind("\nSummary:").unwrap_or(run.stdout.len());
+    let snippet = &run.stdout[start..end];
     assert!(!snippet.contains("${{"), "{snippet}");
     let docs = YamlLoader::load_from_str(snippet).unwrap_or_else(|e| panic!("{e}\n{snippet}"));
     let steps = docs[0]["jobs"]["mcp-check"]["steps"]

@@ -123,6 +123,22 @@ impl Env {
     }
 
     pub fn doctor_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        Run::from(
+            self.doctor_command(cwd, args)
+                .output()
+                .expect("run mcp-warden"),
+        )
+    }
+
+    /// [`Env::doctor`] with `vars` added to the environment.
+    pub fn doctor_env(&self, vars: &[(&str, &str)], args: &[&str]) -> Run {
+        let mut cmd = self.doctor_command(&self.work(), args);
+        cmd.envs(vars.iter().copied());
+        Run::from(cmd.output().expect("run mcp-warden"))
+    }
+
+    /// The command of [`Env::doctor_in`], not yet run.
+    pub fn doctor_command(&self, cwd: &Path, args: &[&str]) -> Command {
         let home = self.home();
         let system = self.system_root();
         let mut full = vec![
@@ -135,11 +151,7 @@ impl Env {
             system.to_str().expect("utf-8 path"),
         ];
         full.extend_from_slice(args);
-        Run::from(
-            self.command_in(cwd, &full)
-                .output()
-                .expect("run mcp-warden"),
-        )
+        self.command_in(cwd, &full)
     }
 }
 

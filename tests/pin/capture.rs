@@ -486,7 +486,14 @@ fn doctor_covers_a_server_after_its_printed_pin_line_runs() {
     let doctor = ["doctor", "--config", ".mcp.json", "--no-discover"];
     let before = run(&doctor, tmp.path(), &[]);
     assert_eq!(before.code, 1, "{}{}", before.stdout, before.stderr);
-    assert!(before.stdout.contains("WRD-DOCTOR-NO-LOCK"));
+    // The server has no lock: it is listed under Next steps and counted.
+    assert!(
+        before
+            .stdout
+            .contains("1 without an approved lock (1 with none, under Next steps)"),
+        "{}",
+        before.stdout
+    );
     // A `--config` file is not user-level: the pin line records no approval and the
     // `lock rotate` line after it does, once the lock was reviewed. Run both, as printed.
     let lines: Vec<String> = before
@@ -513,6 +520,11 @@ fn doctor_covers_a_server_after_its_printed_pin_line_runs() {
     let after = run(&doctor, tmp.path(), &[]);
     assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
     assert!(!after.stdout.contains("WRD-DOCTOR"), "{}", after.stdout);
+    assert!(
+        after.stdout.contains("0 without an approved lock"),
+        "{}",
+        after.stdout
+    );
 }
 
 /// Every pin-time rule fires on the tool that should fire it and on no near miss.
