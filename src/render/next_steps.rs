@@ -44,7 +44,8 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::model::{AuditedServer, Report, Scope, ServerSpec};
-use crate::render::lock_names::uncovered_with_lock_names;
+use crate::pin::configured::{pin_env, pin_headers, PinHeader};
+use crate::render::lock_names::{uncovered_groups, LockGroup};
 use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
@@ -130,6 +131,24 @@ struct Launch<'a> {
     words: Vec<Word<'a>>,
     /// The argv goes after `--` because a word could be read as pin's own option.
     needs_separator: bool,
+    /// `--env NAME` for each (plain names only).
+    env: Vec<String>,
+    /// `--header 'K: V'` for each, in `pin`'s syntax, without a credential.
+    headers: Vec<PinHeader>,
+    /// Env or header names that are not plain names: not printed, not passed.
+    unnamed: usize,
+}
+
+impl Launch<'_> {
+    /// The variables the user exports before running the lines: `--env` names and
+    /// the `${NAME}`s of the headers.
+    fn variables(&self) -> impl Iterator<Item = &str> {
+        self.env.iter().map(String::as_str).chain(
+            self.headers
+                .iter()
+                .flat_map(|h| h.variables.iter().map(String::as_str)),
+        )
+    }
 }
 
 /// Whether `pin` (or `check`) could read `word` as one of its own options.
@@ -168,12 +187,17 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
             Shown::Word(w) => Word::Config(w),
             Shown::Withheld => Word::Placeholder(REDACTED_URL),
         };
+        let headers = pin_headers(spec);
         return Launch {
             remote: true,
             words: vec![word],
             needs_separator: false,
+            env: Vec::new(),
+            headers: headers.headers,
+            unnamed: headers.unnamed,
         };
     }
+    let env = pin_env(spec);
     let (command, args) = shown_argv(spec.launch_command(), spec.args());
     let mut words = Vec::with_capacity(args.len() + 1);
     words.push(command.map_or(Word::Placeholder(MISSING_COMMAND), arg_word));
@@ -186,7 +210,32 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
         remote: false,
         words,
         needs_separator,
+        env: env.names,
+        headers: Vec::new(),
+        unnamed: env.unnamed,
     }
+}
+
+/// ` --env NAME` for each name and ` --header <h>` for each header, `header(i)`
+/// giving the printed form of header `i` (quoted, or an environment reference).
+fn push_pass_options<'h>(
+    line: &mut String,
+    launch: &Launch<'_>,
+    header: impl Fn(usize, &'h str) -> Cow<'h, str>,
+    headers: &'h [PinHeader],
+) {
+    for name in &launch.env {
+        line.push_str(" --env ");
+        line.push_str(name);
+    }
+    for (i, h) in headers.iter().enumerate() {
+        line.push_str(" --header ");
+        line.push_str(&header(i, &h.text));
+    }
+}
+
+fn quoted_header(_: usize, text: &str) -> Cow<'_, str> {
+    quote(text)
 }
 
 /// `--url <url>`, or `--url=<url>` when the printed URL starts with `-` and would
@@ -216,7 +265,9 @@ fn push_words<'w>(line: &mut String, words: impl Iterator<Item = Cow<'w, str>>) 
 ///   argv could be read as one of `pin`'s options;
 /// * remote: `mcp-warden pin --url <url> [--approve …] --lock <name>`.
 ///
-/// `env` and `headers` never appear.
+/// Each env name that is a plain variable name adds `--env NAME` and each header of
+/// a remote server `--header 'Name: value'` in `pin`'s `${VAR}` syntax (see
+/// [`crate::pin::configured`]); no env value and no credential ever appears.
 pub fn pin_command(spec: &ServerSpec, lock_name: &str, approval: Approval) -> String {
     let mut line = String::new();
     push_pin_line(&mut line, &launch(spec), lock_name, approval);
@@ -225,19 +276,19 @@ pub fn pin_command(spec: &ServerSpec, lock_name: &str, approval: Approval) -> St
 
 fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, approval: Approval) {
     let push_tail = |line: &mut String| {
+        push_pass_options(line, launch, quoted_header, &launch.headers);
         if approval == Approval::AtPin {
-            line.push_str("--approve --approver ");
+            line.push_str(" --approve --approver ");
             line.push_str(APPROVER_PLACEHOLDER);
-            line.push(' ');
         }
-        line.push_str("--lock ");
+        line.push_str(" --lock ");
         line.push_str(&quote(lock_name));
     };
-    line.push_str("mcp-warden pin ");
+    line.push_str("mcp-warden pin");
     if launch.remote {
         if let Some(url) = launch.words.first() {
-            push_url_option(line, url, &url.quoted());
             line.push(' ');
+            push_url_option(line, url, &url.quoted());
         }
         push_tail(line);
     } else if launch.needs_separator {
@@ -245,8 +296,8 @@ fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, approv
         line.push_str(" -- ");
         push_words(line, launch.words.iter().map(Word::quoted));
     } else {
-        push_words(line, launch.words.iter().map(Word::quoted));
         line.push(' ');
+        push_words(line, launch.words.iter().map(Word::quoted));
         push_tail(line);
     }
 }
@@ -266,16 +317,18 @@ pub fn check_command(spec: &ServerSpec, lock_name: &str) -> String {
     let launch = launch(spec);
     let words: Vec<Cow<'_, str>> = launch.words.iter().map(Word::quoted).collect();
     let mut line = String::new();
-    push_check_line(&mut line, &launch, &words, lock_name);
+    push_check_line(&mut line, &launch, &words, quoted_header, lock_name);
     line
 }
 
 /// `check` with each word already in its printed form (`words[i]` for
-/// `launch.words[i]`): quoted for a terminal, or an environment reference in CI.
-fn push_check_line(
+/// `launch.words[i]`, `header(i, text)` for header `i`): quoted for a terminal, or
+/// an environment reference in CI.
+fn push_check_line<'h>(
     line: &mut String,
-    launch: &Launch<'_>,
+    launch: &'h Launch<'_>,
     words: &[Cow<'_, str>],
+    header: impl Fn(usize, &'h str) -> Cow<'h, str>,
     lock_name: &str,
 ) {
     line.push_str("mcp-warden check ");
@@ -283,11 +336,13 @@ fn push_check_line(
         if let (Some(url), Some(shown)) = (launch.words.first(), words.first()) {
             push_url_option(line, url, shown);
         }
+        push_pass_options(line, launch, header, &launch.headers);
         line.push_str(" --lock ");
         line.push_str(&quote(lock_name));
     } else {
         line.push_str("--lock ");
         line.push_str(&quote(lock_name));
+        push_pass_options(line, launch, header, &launch.headers);
         line.push_str(if launch.needs_separator { " -- " } else { " " });
         push_words(line, words.iter().cloned());
     }
@@ -339,19 +394,44 @@ fn env_name(launch: &Launch<'_>, i: usize) -> String {
     }
 }
 
-/// One `check` step for `launch`: bare words inline, every other config word through
-/// `env:`; no step when a config word holds an expression opener.
+/// The prefix of the names this snippet gives its own step variables.
+const OWN_VARIABLE_PREFIX: &str = "MCP_WARDEN_";
+
+/// The repository secret a CI step takes variable `name` from: `name` itself, or
+/// `MCP_<name>` for a name GitHub does not allow as a secret's (`GITHUB_…`).
+pub fn secret_name(name: &str) -> String {
+    if name.to_ascii_uppercase().starts_with("GITHUB_") {
+        format!("MCP_{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// One `check` step for `launch`: bare words inline, every other config word
+/// (and every header) through `env:`, each variable the line needs from a
+/// repository secret; no step when a config word holds an expression opener or
+/// a variable name would collide with the step's own.
 fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
     let has_expression = launch
         .words
         .iter()
-        .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)));
+        .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)))
+        || launch.headers.iter().any(|h| h.text.contains(EXPRESSION_OPENER));
     if has_expression {
         buf.push_str("      # No step for ");
         buf.push_str(lock);
         buf.push_str(
             ": a launch value of this server contains a GitHub Actions expression opener, which Actions would evaluate once committed; fix the config first.\n",
         );
+        return;
+    }
+    if launch
+        .variables()
+        .any(|v| v.to_ascii_uppercase().starts_with(OWN_VARIABLE_PREFIX))
+    {
+        buf.push_str("      # No step for ");
+        buf.push_str(lock);
+        buf.push_str(": a variable of this server is named like the step's own MCP_WARDEN_ variables; rename it in the config first.\n");
         return;
     }
     if launch
@@ -363,7 +443,18 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
         );
     }
-    let mut env: Vec<(String, &str)> = Vec::new();
+    // (name, YAML value already in its printed form)
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for v in launch.variables() {
+        if !seen.contains(&v) {
+            seen.push(v);
+            env.push((
+                v.to_string(),
+                format!("${{{{ secrets.{} }}}}", secret_name(v)),
+            ));
+        }
+    }
     let words: Vec<Cow<'_, str>> = launch
         .words
         .iter()
@@ -372,12 +463,16 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             Word::Config(c) if !is_bare(c) => {
                 let name = env_name(launch, i);
                 let reference = Cow::Owned(format!("\"${name}\""));
-                env.push((name, c.as_ref()));
+                env.push((name, yaml_single_quoted(c)));
                 reference
             }
             other => other.quoted(),
         })
         .collect();
+    for (i, h) in launch.headers.iter().enumerate() {
+        env.push((format!("MCP_WARDEN_HEADER_{i}"), yaml_single_quoted(&h.text)));
+    }
+    let header_ref = |i: usize, _: &str| Cow::Owned(format!("\"$MCP_WARDEN_HEADER_{i}\""));
     buf.push_str("      - name: Check ");
     buf.push_str(lock);
     buf.push('\n');
@@ -385,45 +480,93 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         buf.push_str("        env:\n");
         for (name, value) in &env {
             buf.push_str("          ");
-            buf.push_str(name);
+            buf.push_str(&yaml_key(name));
             buf.push_str(": ");
-            buf.push_str(&yaml_single_quoted(value));
+            buf.push_str(value);
             buf.push('\n');
         }
     }
     buf.push_str("        run: |\n          ");
-    push_check_line(buf, launch, &words, lock);
+    push_check_line(buf, launch, &words, header_ref, lock);
     buf.push('\n');
 }
 
-/// The Next steps block for every uncovered server, in report order; nothing when
-/// every server is covered. Starts with the `Next steps — …` line (the caller
-/// separates it from what precedes) and ends with the CI snippet.
+/// A plain variable name as a YAML mapping key: quoted when YAML would read the
+/// bare word as something other than a string (`on`, `yes`, `null`, …).
+fn yaml_key(name: &str) -> Cow<'_, str> {
+    const SPECIAL: &[&str] = &[
+        "y", "n", "yes", "no", "on", "off", "true", "false", "null",
+    ];
+    if SPECIAL.contains(&name.to_ascii_lowercase().as_str()) {
+        Cow::Owned(yaml_single_quoted(name))
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
+/// Approval of a lock shared by `group`: at pin time only when every server of it
+/// would get it.
+fn group_approval(report: &Report, group: &LockGroup<'_>) -> Approval {
+    if group
+        .servers
+        .iter()
+        .all(|s| approval_for(report, s) == Approval::AtPin)
+    {
+        Approval::AtPin
+    } else {
+        Approval::AfterReview
+    }
+}
+
+/// The note on variables, printed once when any line names one.
+pub const VARIABLES_NOTE: &str = "  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)\n";
+
+/// The note on withheld headers.
+pub const WITHHELD_HEADER_NOTE: &str = "  (a header whose value holds a credential is printed as --header 'Name: ${NAME}': export NAME as that header's whole value from the config)\n";
+
+/// The Next steps block for every uncovered server, in report order, one pin line
+/// per launch with the targets it covers above it; nothing when every server is
+/// covered. Starts with the `Next steps — …` line (the caller separates it from
+/// what precedes) and ends with the CI snippet.
 pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let uncovered = uncovered_with_lock_names(report);
-    if uncovered.is_empty() {
+    let groups = uncovered_groups(report);
+    if groups.is_empty() {
         return Ok(());
     }
+    let servers: usize = groups.iter().map(|g| g.servers.len()).sum();
     let mut buf = String::with_capacity(2 * FLUSH_AT);
-    buf.push_str(&format!(
-        "Next steps — {} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
-        uncovered.len()
-    ));
-    // Masking and quoting are decided once per server and shared by every line.
-    let mut launches: Vec<Launch<'_>> = Vec::with_capacity(uncovered.len());
+    if servers == groups.len() {
+        buf.push_str(&format!(
+            "Next steps — {servers} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
+        ));
+    } else {
+        buf.push_str(&format!(
+            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (the targets it covers are listed above it), commit the lock, then wire the check into CI:\n",
+            groups.len()
+        ));
+    }
+    // Masking and quoting are decided once per launch and shared by every line.
+    let mut launches: Vec<Launch<'_>> = Vec::with_capacity(groups.len());
     let mut any_after_review = false;
-    for (server, lock) in &uncovered {
-        let shown = launch(&server.spec);
-        let approval = approval_for(report, server);
-        buf.push_str("  # ");
-        buf.push_str(&quote(&display(&server.target)));
-        buf.push_str("\n  ");
-        push_pin_line(&mut buf, &shown, lock, approval);
+    for group in &groups {
+        let Some(first) = group.first() else {
+            continue;
+        };
+        let shown = launch(&first.spec);
+        let approval = group_approval(report, group);
+        for server in &group.servers {
+            buf.push_str("  # ");
+            buf.push_str(&quote(&display(&server.target)));
+            buf.push('\n');
+            flush_if_full(&mut buf, out)?;
+        }
+        buf.push_str("  ");
+        push_pin_line(&mut buf, &shown, &group.lock, approval);
         buf.push('\n');
         if approval == Approval::AfterReview {
             any_after_review = true;
             buf.push_str("  ");
-            buf.push_str(&rotate_command(lock));
+            buf.push_str(&rotate_command(&group.lock));
             buf.push('\n');
         }
         launches.push(shown);
@@ -434,21 +577,25 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
             "  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)\n",
         );
     }
-    if uncovered
-        .iter()
-        .any(|(s, _)| s.spec.remote_url().is_none() && !s.spec.env().is_empty())
-    {
-        buf.push_str(
-            "  (env values are never printed: export the ones a server needs in your shell before pinning it)\n",
-        );
+    if launches.iter().any(|l| l.variables().next().is_some()) {
+        buf.push_str(VARIABLES_NOTE);
+    }
+    if launches.iter().any(|l| l.headers.iter().any(|h| h.withheld)) {
+        buf.push_str(WITHHELD_HEADER_NOTE);
+    }
+    let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
+    if unnamed > 0 {
+        buf.push_str(&format!(
+            "  ({unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them)\n"
+        ));
     }
     buf.push('\n');
     buf.push_str(&format!(
-        "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:\n"
+        "Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as {WORKFLOW_PATH}:\n"
     ));
     push_ci_header(&mut buf);
-    for ((_, lock), shown) in uncovered.iter().zip(&launches) {
-        push_ci_step(&mut buf, lock, shown);
+    for (group, shown) in groups.iter().zip(&launches) {
+        push_ci_step(&mut buf, &group.lock, shown);
         flush_if_full(&mut buf, out)?;
     }
     out.write_all(buf.as_bytes())
@@ -563,7 +710,8 @@ pub(crate) mod tests {
                 tail("r")
             )
         );
-        // A URL wins over a command; env and headers never appear.
+        // A URL wins over a command; env never appears for a remote server, and a
+        // header with a literal credential is a placeholder to export.
         let both = crate::engines::tests::spec_of(crate::protocol::ServerBody {
             url: Some("http://mcp.example.com/sse".into()),
             command: Some("npx".into()),
@@ -575,11 +723,12 @@ pub(crate) mod tests {
         assert_eq!(
             line,
             format!(
-                "mcp-warden pin --url http://mcp.example.com/sse {}",
+                "mcp-warden pin --url http://mcp.example.com/sse --header 'Authorization: ${{AUTHORIZATION}}' {}",
                 tail("remote")
             )
         );
         assert!(!line.contains(GHP_ENG) && !line.contains("Bearer"));
+        assert!(!line.contains("--env"));
         // Missing command: nothing starts, so only the placeholder is shown.
         assert_eq!(
             pin_command(&stdio("", &["x y"]), "s.warden.lock", Approval::AtPin),
@@ -747,7 +896,12 @@ pub(crate) mod tests {
         project.source = 1;
         let mut explicit = server("explicit", Coverage::None);
         explicit.source = 2;
-        let mut r = report(vec![user, flagged, high, project, explicit]);
+        let mut servers = vec![user, flagged, high, project, explicit];
+        for s in &mut servers {
+            // Five launches, not one: each its own endpoint.
+            s.spec = remote(&format!("https://{}.example.com/mcp", s.name));
+        }
+        let mut r = report(servers);
         for (scope, label) in [
             (Scope::Project, ".mcp.json"),
             (Scope::Explicit, "mine.json"),
@@ -904,14 +1058,14 @@ pub(crate) mod tests {
         let expected = format!("\
 Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
   # '~/.cursor/mcp.json#gh'
-  mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock
+  mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --approve --approver you@example.com --lock gh.warden.lock
   # '~/.cursor/mcp.json#x; touch pwned > out'
   mcp-warden pin --approve --approver you@example.com --lock evil.warden.lock -- srv --json 'a: b #c' \"'\"'q'\"'\"
   # '~/.cursor/mcp.json#remote'
   mcp-warden pin --url https://h.example.com/mcp --approve --approver you@example.com --lock remote.warden.lock
-  (env values are never printed: export the ones a server needs in your shell before pinning it)
+  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${{NAME}} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)
 
-Then in CI (one check step per pinned server), e.g. as .github/workflows/mcp-warden.yml:
+Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as .github/workflows/mcp-warden.yml:
 # .github/workflows/mcp-warden.yml
 name: mcp-warden
 on: [push, pull_request]
@@ -927,8 +1081,10 @@ jobs:
       - name: Install mcp-warden
         run: cargo install mcp-warden-cli --locked --version {v}
       - name: Check gh.warden.lock
+        env:
+          GITHUB_TOKEN: ${{{{ secrets.MCP_GITHUB_TOKEN }}}}
         run: |
-          mcp-warden check --lock gh.warden.lock npx -y @modelcontextprotocol/server-github
+          mcp-warden check --lock gh.warden.lock --env GITHUB_TOKEN npx -y @modelcontextprotocol/server-github
       - name: Check evil.warden.lock
         env:
           MCP_WARDEN_ARG_2: 'a: b #c'

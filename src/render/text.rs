@@ -682,15 +682,15 @@ Posture findings (8)
 
 Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
   # '~/.claude.json#projects[/repo]#ok'
-  mcp-warden pin --url https://h.example.com --approve --approver you@example.com --lock ok.warden.lock
+  mcp-warden pin --url https://h.example.com --header 'Authorization: Bearer ${T}' --approve --approver you@example.com --lock ok.warden.lock
   # '~/.cursor/mcp.json#gh'
-  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock
+  mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --lock gh.warden.lock
   mcp-warden lock rotate gh.warden.lock --approver you@example.com
   # '~/Library/Application Support/Claude/claude_desktop_config.json#remote'
   mcp-warden pin --url http://mcp.example.com/sse --lock remote.warden.lock
   mcp-warden lock rotate remote.warden.lock --approver you@example.com
   (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)
-  (env values are never printed: export the ones a server needs in your shell before pinning it)
+  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)
 ";
         assert!(text.starts_with(expected), "got:\n{text}");
         assert!(text.ends_with("          mcp-warden check --url http://mcp.example.com/sse --lock remote.warden.lock\n"));
@@ -711,7 +711,7 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
                 assert!(display_width(line) <= width, "{width}: {line:?}");
             }
             assert!(next.lines().any(|l| l
-                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock"));
+                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --lock gh.warden.lock"));
         }
     }
 
