@@ -68,6 +68,27 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         existing.contains(std::ffi::OsStr::new(name))
     });
 
+    // `--pin` runs before anything is rendered, so that every output describes the
+    // state after pinning (see `spawn`).
+    let pin_run = args.pin.then(|| {
+        let opts = spawn::PinOptions {
+            yes: args.yes,
+            timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
+            cwd: &cwd,
+            home: &opts.home,
+        };
+        let run = spawn::pin_uncovered(&report, &opts, &mut diag);
+        for (i, lock) in run.pinned() {
+            if let Some(server) = report.servers.get_mut(i) {
+                doctor::mark_pinned(server, lock);
+            }
+        }
+        run
+    });
+    let pin_failed = pin_run
+        .as_ref()
+        .is_some_and(|run| run.outcome == spawn::PinOutcome::Failed);
+
     if let Some(sarif) = &sarif {
         let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
         if !write_sarif(sarif, &log, &mut diag) {
@@ -88,8 +109,20 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         let style = render::text::TextStyle::for_stdout();
         (io::BufWriter::new(Box::new(io::stdout().lock())), style)
     };
-    let written =
-        write_report(&report, &args, style, &mut out, &mut diag).and_then(|()| out.flush());
+    let written = write_report(&report, &args, style, &mut out, &mut diag)
+        .and_then(|()| match &pin_run {
+            // With --json, stdout carries JSONL alone: what --pin did goes to stderr.
+            Some(run) if args.json => {
+                let mut err = io::stderr().lock();
+                spawn::render_pin_run(&report, run, &mut err)
+            }
+            Some(run) if !run.launches.is_empty() => {
+                writeln!(out)?;
+                spawn::render_pin_run(&report, run, &mut out)
+            }
+            _ => Ok(()),
+        })
+        .and_then(|()| out.flush());
     match written {
         // A closed pipe (`mcp-warden doctor | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -100,15 +133,6 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Ok(()) => {}
     }
     drop(out);
-    let pin_failed = args.pin && {
-        let opts = spawn::PinOptions {
-            yes: args.yes,
-            timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
-            cwd: &cwd,
-            json: args.json || sarif_on_stdout,
-        };
-        spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
-    };
     resources::report(&mut diag);
     let code = doctor::exit_code(&report, args.fail_on.map(|f| f.severity()), pin_failed);
     // The process ends here: let the kernel take the report back at once instead of

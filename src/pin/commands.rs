@@ -494,7 +494,10 @@ pub fn pin_main(words: &[String]) -> u8 {
         }
     };
     if args.approve && approver.is_none() {
-        err("--approve requires --approver <id> or WARDEN_APPROVER env");
+        err(&format!(
+            "--approve requires an approver: --approver {} (your own identity) or WARDEN_APPROVER in the environment",
+            crate::render::next_steps::APPROVER_PLACEHOLDER
+        ));
         return 2;
     }
     let path = args

@@ -132,25 +132,25 @@ pub fn expanded(spec: &ServerSpec, known: &Known, lookup: Lookup<'_>) -> Expande
         }
         v
     };
-    let mut expand_pairs =
-        |launched: &[(String, String)], declared: &[(String, String)], field: Field| {
-            written_pairs(launched, declared)
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, (k, written))| {
-                    if built_by_codex(reader, i, declared.len()) {
-                        // Codex forwards a variable only when it is set.
-                        return expand_braced(written, lookup, &mut unset)
-                            .map(|v| (k.to_string(), v));
-                    }
-                    let value = match reader {
-                        Some(r) => expand_with(r, UnsetEnv::Empty, field, written, known, &recording),
-                        None => written.to_string(),
-                    };
-                    Some((k.to_string(), value))
-                })
-                .collect::<Vec<_>>()
-        };
+    let mut expand_pairs = |launched: &[(String, String)],
+                            declared: &[(String, String)],
+                            field: Field| {
+        written_pairs(launched, declared)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (k, written))| {
+                if built_by_codex(reader, i, declared.len()) {
+                    // Codex forwards a variable only when it is set.
+                    return expand_braced(written, lookup, &mut unset).map(|v| (k.to_string(), v));
+                }
+                let value = match reader {
+                    Some(r) => expand_with(r, UnsetEnv::Empty, field, written, known, &recording),
+                    None => written.to_string(),
+                };
+                Some((k.to_string(), value))
+            })
+            .collect::<Vec<_>>()
+    };
     let (env, headers) = match &spec.launch {
         Launch::Stdio(s) => (
             expand_pairs(&s.env, &spec.declared.env, Field::EnvValue),
@@ -218,12 +218,24 @@ pub struct PinHeaders {
 
 /// Header-name words that mark a value as a credential whatever its shape.
 const SECRET_NAME_WORDS: &[&str] = &[
-    "auth", "token", "key", "secret", "cookie", "session", "pass", "credential", "signature",
-    "jwt", "bearer", "sig",
+    "auth",
+    "token",
+    "key",
+    "secret",
+    "cookie",
+    "session",
+    "pass",
+    "credential",
+    "signature",
+    "jwt",
+    "bearer",
+    "sig",
 ];
 
 /// Literal words an authorization value may hold beside its references.
-const SCHEMES: &[&str] = &["bearer", "basic", "token", "bot", "apikey", "api-key", "digest"];
+const SCHEMES: &[&str] = &[
+    "bearer", "basic", "token", "bot", "apikey", "api-key", "digest",
+];
 
 /// Split `value` (in `pin`'s syntax) into its `${NAME}` references and the literal
 /// text around them; `None` when a `$` is not the start of such a reference
@@ -372,7 +384,11 @@ mod tests {
     }
 
     fn texts(spec: &ServerSpec) -> Vec<String> {
-        pin_headers(spec).headers.into_iter().map(|h| h.text).collect()
+        pin_headers(spec)
+            .headers
+            .into_iter()
+            .map(|h| h.text)
+            .collect()
     }
 
     #[test]
@@ -384,7 +400,10 @@ mod tests {
                 ("Authorization", "Bearer ${TOKEN:-x}"),
                 ("X-Trace", "on"),
                 ("Cookie", "sid=abc123"),
-                ("Authorization2", "Bearer ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
+                (
+                    "Authorization2",
+                    "Bearer ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+                ),
                 ("X-Plain", "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
                 ("X-Dollar", "a$b"),
             ],
@@ -461,7 +480,11 @@ mod tests {
                 .with_env(vec![("T".to_string(), written.to_string())]);
             spec.origin.readers = Readers::of(&[reader]);
             let e = expanded(&spec, &known, &lookup);
-            assert_eq!(e.env, [("T".to_string(), want.to_string())], "{reader:?} {written}");
+            assert_eq!(
+                e.env,
+                [("T".to_string(), want.to_string())],
+                "{reader:?} {written}"
+            );
         }
         // Codex forwards `env_vars` only when set.
         let mut spec = ServerSpec::stdio("srv", &[]).with_env(vec![

@@ -484,7 +484,11 @@ mod tests {
         // Near misses: each is its own launch.
         servers.push(stdio("memory", &["-y", "pkg@1.2.4"], &["TOKEN", "DEBUG"]));
         servers.push(stdio("memory", &["-y", "pkg@1.2.3"], &["TOKEN"]));
-        servers.push(stdio("memory", &["-y", "pkg@1.2.3", ""], &["TOKEN", "DEBUG"]));
+        servers.push(stdio(
+            "memory",
+            &["-y", "pkg@1.2.3", ""],
+            &["TOKEN", "DEBUG"],
+        ));
         let with_header = |v: &str| {
             let mut s = server("remote", Coverage::None);
             s.spec = crate::model::ServerSpec::remote("https://h.example.com/mcp")
@@ -515,11 +519,20 @@ mod tests {
             [
                 ("memory.warden.lock".to_string(), 10),
                 (format!("memory-{}.warden.lock", h("memory")), 1),
-                (format!("memory-{}.warden.lock", &sha256_hex("memory")[..7]), 1),
-                (format!("memory-{}.warden.lock", &sha256_hex("memory")[..8]), 1),
+                (
+                    format!("memory-{}.warden.lock", &sha256_hex("memory")[..7]),
+                    1
+                ),
+                (
+                    format!("memory-{}.warden.lock", &sha256_hex("memory")[..8]),
+                    1
+                ),
                 ("remote.warden.lock".to_string(), 2),
                 (format!("remote-{}.warden.lock", h("remote")), 1),
-                (format!("remote-{}.warden.lock", &sha256_hex("remote")[..7]), 1),
+                (
+                    format!("remote-{}.warden.lock", &sha256_hex("remote")[..7]),
+                    1
+                ),
                 ("x.warden.lock".to_string(), 1),
                 (format!("x-{}.warden.lock", h("x")), 1),
             ]

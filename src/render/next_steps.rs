@@ -416,7 +416,10 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         .words
         .iter()
         .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)))
-        || launch.headers.iter().any(|h| h.text.contains(EXPRESSION_OPENER));
+        || launch
+            .headers
+            .iter()
+            .any(|h| h.text.contains(EXPRESSION_OPENER));
     if has_expression {
         buf.push_str("      # No step for ");
         buf.push_str(lock);
@@ -470,7 +473,10 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         })
         .collect();
     for (i, h) in launch.headers.iter().enumerate() {
-        env.push((format!("MCP_WARDEN_HEADER_{i}"), yaml_single_quoted(&h.text)));
+        env.push((
+            format!("MCP_WARDEN_HEADER_{i}"),
+            yaml_single_quoted(&h.text),
+        ));
     }
     let header_ref = |i: usize, _: &str| Cow::Owned(format!("\"$MCP_WARDEN_HEADER_{i}\""));
     buf.push_str("      - name: Check ");
@@ -494,9 +500,7 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
 /// A plain variable name as a YAML mapping key: quoted when YAML would read the
 /// bare word as something other than a string (`on`, `yes`, `null`, …).
 fn yaml_key(name: &str) -> Cow<'_, str> {
-    const SPECIAL: &[&str] = &[
-        "y", "n", "yes", "no", "on", "off", "true", "false", "null",
-    ];
+    const SPECIAL: &[&str] = &["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
     if SPECIAL.contains(&name.to_ascii_lowercase().as_str()) {
         Cow::Owned(yaml_single_quoted(name))
     } else {
@@ -580,7 +584,10 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
     if launches.iter().any(|l| l.variables().next().is_some()) {
         buf.push_str(VARIABLES_NOTE);
     }
-    if launches.iter().any(|l| l.headers.iter().any(|h| h.withheld)) {
+    if launches
+        .iter()
+        .any(|l| l.headers.iter().any(|h| h.withheld))
+    {
         buf.push_str(WITHHELD_HEADER_NOTE);
     }
     let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();

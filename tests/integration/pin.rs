@@ -130,11 +130,26 @@ fn pin_yes_writes_an_unapproved_lock_that_the_next_run_reports() {
     let c = config.to_str().expect("utf-8");
     let run = env.doctor(&["--no-discover", "--config", c, "--pin", "--yes"]);
     run.expect_code(1);
+    // What --pin did, not what it was about to do: the report describes the state
+    // after pinning (the lock is there, unapproved), with no Next steps block asking
+    // to pin what was just pinned.
+    let block = format!(
+        "doctor --pin — pinned 1 of 1 launch(es) into unapproved locks in the current directory:
+  # '{c}#clean'
+  #   pinned into clean.warden.lock, unapproved: review it, approve it, then check it (and commit it)
+  mcp-warden lock rotate clean.warden.lock --approver you@example.com
+  mcp-warden check --lock clean.warden.lock python3 {} {}
+",
+        server_py(),
+        env.root().join("surface.json").display()
+    );
+    assert!(run.stdout.ends_with(&block), "{}{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("Next steps"), "{}", run.stdout);
+    assert!(!run.stdout.contains("WRD-DOCTOR-NO-LOCK"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("-> clean.warden.lock (unapproved). Approve with: mcp-warden lock rotate clean.warden.lock --approver you@example.com"),
-        "{}{}",
-        run.stdout,
-        run.stderr
+        run.stdout.contains("WRD-DOCTOR-LOCK-UNAPPROVED"),
+        "{}",
+        run.stdout
     );
     let lock: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(env.work().join("clean.warden.lock")).expect("lock written"),
@@ -164,8 +179,17 @@ fn pin_with_json_keeps_stdout_pure() {
         "--json",
     ]);
     run.expect_code(1);
-    assert_eq!(run.jsonl().len(), 1);
-    assert!(run.stderr.contains("pinned "), "{}", run.stderr);
+    let records = run.jsonl();
+    assert_eq!(
+        run.rule_ids(),
+        ["WRD-DOCTOR-LOCK-UNAPPROVED"],
+        "{records:?}"
+    );
+    assert!(
+        run.stderr.contains("pinned into clean.warden.lock"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -185,7 +209,23 @@ fn capture_failure_is_exit_two_and_writes_nothing() {
         "5",
     ]);
     run.expect_code(2);
-    assert!(run.stderr.contains("pin failed"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("doctor --pin — pinned 0 of 1 launch(es)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  #   not pinned: 'capture failed: "),
+        "{}",
+        run.stdout
+    );
+    // The server is still uncovered: its pin line is still printed, for the user.
+    assert!(
+        run.stdout.contains("Next steps — 1 server(s)"),
+        "{}",
+        run.stdout
+    );
     assert!(locks_in(&env.work()).is_empty());
 }
 

@@ -364,10 +364,7 @@ impl Transport for HttpTransport<'_> {
             if !matches!(status, 301 | 302 | 303 | 307 | 308) {
                 break resp;
             }
-            let location = resp
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok());
+            let location = resp.headers().get("location").and_then(|v| v.to_str().ok());
             let next = next_hop(self.configured, &target, location, &visited)
                 .map_err(|why| self.failure(why.describe(status)))?;
             if status == 303 {
@@ -547,7 +544,10 @@ mod tests {
             let visited: Vec<String> = visited.iter().map(|v| v.to_string()).collect();
             next_hop(base, current, Some(to), &visited)
         };
-        assert_eq!(hop(base, "/mcp", &[base]), Ok("https://h.example/mcp".into()));
+        assert_eq!(
+            hop(base, "/mcp", &[base]),
+            Ok("https://h.example/mcp".into())
+        );
         // Default ports and case do not make another origin.
         assert!(hop(base, "HTTPS://H.EXAMPLE:443/x", &[base]).is_ok());
         for to in [
@@ -559,9 +559,19 @@ mod tests {
             "https://h.example@evil.example/mcp",
             "ftp://h.example/mcp",
         ] {
-            assert!(matches!(hop(base, to, &[base]), Err(R::CrossOrigin(_))), "{to}");
+            assert!(
+                matches!(hop(base, to, &[base]), Err(R::CrossOrigin(_))),
+                "{to}"
+            );
         }
-        assert!(matches!(hop("https://h.example/mcp", "/mcp/", &[base, "https://h.example/mcp"]), Err(R::Loop(_))));
+        assert!(matches!(
+            hop(
+                "https://h.example/mcp",
+                "/mcp/",
+                &[base, "https://h.example/mcp"]
+            ),
+            Err(R::Loop(_))
+        ));
         assert!(matches!(hop(base, base, &[base]), Err(R::Loop(_))));
         assert_eq!(next_hop(base, base, None, &[]), Err(R::NoLocation));
         let many: Vec<String> = (0..6).map(|i| format!("https://h.example/{i}")).collect();
@@ -570,7 +580,8 @@ mod tests {
             Err(R::TooMany(_))
         ));
         // A refusal names where it pointed, without the credential it carried.
-        let why = R::CrossOrigin("https://u:pw@evil.example/p?api_key=s3cretvalue1".into()).describe(307);
+        let why =
+            R::CrossOrigin("https://u:pw@evil.example/p?api_key=s3cretvalue1".into()).describe(307);
         assert!(why.contains("evil.example"), "{why}");
         assert!(!why.contains("s3cret") && !why.contains("pw@"), "{why}");
     }
