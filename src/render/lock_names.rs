@@ -8,8 +8,10 @@
 //! would start the same thing the same way: for stdio, the same command, the same
 //! arguments, the same `cwd` field and the same set of environment *names* (the
 //! values are the user's to export and are never compared or printed); for a
-//! remote server, the same URL and the same headers (each header's name and value
-//! as written, so two different literal keys stay two locks). A lock's command
+//! remote server, the same URL and the same headers as the pin line passes them
+//! (`X-Api-Key: ${FM_KEY}` whether the client spells the reference `${FM_KEY}` or
+//! `${env:FM_KEY}`; a withheld value is compared as written, so two different
+//! literal keys stay two locks). A lock's command
 //! digest covers only the command and arguments (or the URL), which is what
 //! coverage matches on: a lock pinned for one launch also covers a server that
 //! differs from it only in env names or headers, but such a server gets its own
@@ -37,6 +39,7 @@ use std::collections::{HashMap, HashSet};
 use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Coverage, Launch, Report};
+use crate::pin::configured::pin_headers;
 
 /// Suffix of every lock file doctor names.
 pub const LOCK_SUFFIX: &str = ".warden.lock";
@@ -209,7 +212,7 @@ pub enum LaunchKey {
     },
     Remote {
         url: String,
-        /// Each header's name and value as written, in order.
+        /// Each printed header; the values as written where one is withheld.
         headers: Vec<(String, String)>,
     },
     /// Starts nothing: never the same as another server.
@@ -231,19 +234,25 @@ pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey {
             }
         }
         Launch::Remote(r) => {
-            let declared = &server.spec.declared.headers;
-            let headers = r
+            // The headers as the pin line passes them (`${NAME}` whatever the
+            // client's reference syntax); where a value is withheld or a name left
+            // out, the values as written too, so different credentials stay apart.
+            let printed = pin_headers(&server.spec);
+            let mut headers: Vec<(String, String)> = printed
                 .headers
                 .iter()
-                .enumerate()
-                .map(|(i, (k, v))| {
+                .map(|h| (h.text.clone(), String::new()))
+                .collect();
+            if printed.unnamed > 0 || printed.headers.iter().any(|h| h.withheld) {
+                let declared = &server.spec.declared.headers;
+                headers.extend(r.headers.iter().enumerate().map(|(i, (k, v))| {
                     let written = declared
                         .get(i)
                         .filter(|_| declared.len() <= r.headers.len())
                         .map_or(v, |(_, w)| w);
                     (k.clone(), written.clone())
-                })
-                .collect();
+                }));
+            }
             LaunchKey::Remote {
                 url: r.url.clone(),
                 headers,
