@@ -16,7 +16,11 @@
 //!   printed, and is counted ([`PinEnv::unnamed`]).
 //! * A header whose value, in `pin`'s `${VAR}` syntax, is only variable references
 //!   and literal text that is not a credential is printed as it is
-//!   (`X-Api-Key: ${FM_KEY}`; `pin` expands it). Any other value (a literal
+//!   (`X-Api-Key: ${FM_KEY}`; `pin` expands it). Literal text counts as no
+//!   credential only when it has no credential shape and every word of it is plain
+//!   (digits, or letters of one case: `on`, `en-US`, `application/json`), and, for
+//!   a header whose name says it carries a secret (`Authorization`, `*-Key`,
+//!   `Cookie`, …), only scheme words (`Bearer ${TOKEN}`). Any other value (a literal
 //!   credential, text `pin` would misread) is replaced by one placeholder variable
 //!   derived from the header name (`Authorization: ${AUTHORIZATION}`), which the
 //!   user exports with the value the config gives the header. A header whose name
@@ -27,7 +31,7 @@ use std::collections::HashSet;
 use crate::model::{Launch, ServerSpec};
 use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};
 use crate::reading::Reader;
-use crate::text::redact::has_credential;
+use crate::text::redact::{has_credential, redact_in_place};
 
 /// Whether `name` is a plain variable name a shell can export and `pin --env`
 /// (and a GitHub Actions `env:` key) takes as it is.
@@ -264,7 +268,10 @@ fn references(value: &str) -> Option<(Vec<String>, String)> {
 
 /// Whether the literal text of a header value carries no secret.
 fn literal_is_harmless(name: &str, literal: &str) -> bool {
-    if has_credential(literal) {
+    // A credential shape, a vendor pattern or a token-like word (the launch-text
+    // scan's rules) anywhere in the literal text.
+    if has_credential(literal) || redact_in_place(literal) != literal || !only_plain_words(literal)
+    {
         return false;
     }
     let lower = name.to_ascii_lowercase();
@@ -275,6 +282,26 @@ fn literal_is_harmless(name: &str, literal: &str) -> bool {
     literal
         .split_whitespace()
         .all(|w| SCHEMES.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Whether every alphanumeric run of `literal` is a plain word: digits only, or
+/// letters only in one case (an initial capital allowed). A header is the channel
+/// credentials travel in, and a credential need not have a recognised shape
+/// (`k=Sup3rS3cretPw9`), so a run that mixes digits and letters or cases is
+/// treated as one: the value is withheld.
+fn only_plain_words(literal: &str) -> bool {
+    literal
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            let digits = w.chars().all(|c| c.is_ascii_digit());
+            let lower = w.chars().all(|c| c.is_ascii_lowercase());
+            let upper = w.chars().all(|c| c.is_ascii_uppercase());
+            let capitalised = w.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.chars().skip(1).all(|c| c.is_ascii_lowercase());
+            digits || lower || upper || capitalised
+        })
+        && literal.is_ascii()
 }
 
 /// The placeholder variable for a withheld header: its name upper-cased, each run
@@ -406,6 +433,8 @@ mod tests {
                 ),
                 ("X-Plain", "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
                 ("X-Dollar", "a$b"),
+                ("X-Other", "k=Sup3rS3cretPw9"),
+                ("Accept-Language", "en-US,en;q=0.9"),
             ],
         );
         assert_eq!(
@@ -418,6 +447,8 @@ mod tests {
                 "Authorization2: ${AUTHORIZATION2}",
                 "X-Plain: ${X_PLAIN}",
                 "X-Dollar: ${X_DOLLAR}",
+                "X-Other: ${X_OTHER}",
+                "Accept-Language: en-US,en;q=0.9",
             ]
         );
         // VS Code's `${env:X}` is `${X}` for pin.

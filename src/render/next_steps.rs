@@ -545,7 +545,7 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
         ));
     } else {
         buf.push_str(&format!(
-            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (the targets it covers are listed above it), commit the lock, then wire the check into CI:\n",
+            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (its pin line follows the targets it covers), commit the lock, then wire the check into CI:\n",
             groups.len()
         ));
     }
