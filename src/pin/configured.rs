@@ -330,6 +330,9 @@ fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
     candidate
 }
 
+/// A header value that prints as it is: its variables and its text.
+type Printable = (Vec<String>, String);
+
 /// The `--header` options of a remote server (empty for a stdio one).
 pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
     let Launch::Remote(remote) = &spec.launch else {
@@ -342,7 +345,8 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
     let declared = &spec.declared.headers;
     let mut taken: HashSet<String> = HashSet::new();
     let mut out = PinHeaders::default();
-    let mut pending: Vec<(String, Option<(Vec<String>, String)>)> = Vec::new();
+    // (name, Some((variables, value)) when the value prints as it is)
+    let mut pending: Vec<(String, Option<Printable>)> = Vec::new();
     for (i, (name, written)) in written_pairs(&remote.headers, declared)
         .into_iter()
         .enumerate()

@@ -1,6 +1,14 @@
-//! The Next steps block: one `# target` line and the `mcp-warden pin …` line (and,
-//! for a server that must be reviewed first, its `lock rotate` line) per uncovered
-//! server, then the CI snippet.
+//! The Next steps block: per launch of the uncovered servers (servers with the same
+//! launch share one lock, [`crate::render::lock_names`]), one `# target` line per
+//! server it covers and the `mcp-warden pin …` line (and, for a launch that must be
+//! reviewed first, its `lock rotate` line), then the CI snippet with one check step
+//! per lock.
+//!
+//! A line works as printed once the variables it names are exported: each env key
+//! of a stdio server is passed with `--env KEY` and each header of a URL server with
+//! `--header 'Name: value'` in `pin`'s `${VAR}` syntax, a value holding a
+//! credential replaced by a `${NAME}` placeholder ([`crate::pin::configured`]). No
+//! env value and no credential is printed.
 //!
 //! Everything here is printed raw: no markup, no colour, no emoji substitution, and
 //! never wrapped or truncated to the terminal width, because the user copies it.
@@ -39,6 +47,14 @@
 //! (GitHub's own hardening advice for untrusted input), and a server with a word that
 //! contains `${{` gets no step at all, only a comment saying why. The install step
 //! names this package at the exact version that printed the snippet.
+//!
+//! Each variable a check line passes (`--env NAME`, the `${NAME}`s of its headers)
+//! is set in the step's `env:` map from the repository secret of that name
+//! (`MCP_` before a `GITHUB_` name, which GitHub reserves): `NAME: ${{
+//! secrets.NAME }}` is the one expression the snippet writes, our text around a
+//! name checked to be `[A-Za-z_][A-Za-z0-9_]*`. Headers pass through `env:` like
+//! every other non-bare word. A variable named like the step's own `MCP_WARDEN_…`
+//! variables gets the server a comment instead of a step.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -1335,5 +1351,156 @@ jobs:
             Some(3)
         );
         assert!(!text.contains(GHP_ENG));
+    }
+
+    #[test]
+    fn rule_help_and_fix_texts_use_the_one_approver_placeholder() {
+        let mut seen = 0;
+        for rule in crate::rules::RULES {
+            for text in [rule.help, rule.short] {
+                let mut rest = text;
+                while let Some(at) = rest.find("--approver") {
+                    rest = &rest[at + "--approver".len()..];
+                    let word = rest
+                        .trim_start_matches([' ', '='])
+                        .split(|c: char| c.is_whitespace() || c == ')')
+                        .next()
+                        .unwrap_or_default();
+                    assert_eq!(word, APPROVER_PLACEHOLDER, "{:?}: {text}", rule.id);
+                    seen += 1;
+                }
+            }
+        }
+        // Today no rule text names one; a future one must use the placeholder.
+        let _ = seen;
+        assert_eq!(
+            rotate_command("x.warden.lock"),
+            format!("mcp-warden lock rotate x.warden.lock --approver {APPROVER_PLACEHOLDER}")
+        );
+    }
+
+    #[test]
+    fn one_launch_in_many_projects_is_one_line_and_one_step_below_its_targets() {
+        let mut servers = Vec::new();
+        for i in 0..9 {
+            let mut s = server("memory", Coverage::None);
+            s.target = format!("~/.claude.json#projects[/p{i}]#memory").into();
+            s.spec = stdio("npx", &["-y", "pkg@1.2.3"])
+                .with_env(vec![("API_TOKEN".into(), format!("secret-{i}"))]);
+            servers.push(s);
+        }
+        let mut r = report(servers);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert_eq!(text.matches("mcp-warden pin ").count(), 1, "{text}");
+        assert!(
+            text.starts_with(
+                "Next steps — 9 server(s) have no warden.lock; 1 launch(es) among them."
+            ),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..9 {
+            assert_eq!(
+                lines[1 + i],
+                format!("  # '~/.claude.json#projects[/p{i}]#memory'")
+            );
+        }
+        assert_eq!(
+            lines[10],
+            "  mcp-warden pin npx -y pkg@1.2.3 --env API_TOKEN --approve --approver you@example.com --lock memory.warden.lock"
+        );
+        let wf = workflow(&text);
+        let steps = wf["jobs"]["mcp-check"]["steps"]
+            .as_vec()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(steps.len(), 3, "{text}");
+        assert_eq!(
+            steps[2]["env"]["API_TOKEN"].as_str(),
+            Some("${{ secrets.API_TOKEN }}")
+        );
+        assert!(!text.contains("secret-"), "{text}");
+    }
+
+    #[test]
+    fn env_names_pass_as_plain_words_and_hostile_ones_never_print() {
+        let mut s = server("s", Coverage::None);
+        s.spec = stdio("node", &["x.js"]).with_env(
+            [
+                "GITHUB_TOKEN",
+                "on",
+                "$(touch P)",
+                "A;B",
+                "--lock",
+                "${{ secrets.X }}",
+                "A\nB",
+            ]
+            .iter()
+            .map(|k| (k.to_string(), "v".to_string()))
+            .collect(),
+        );
+        let mut r = report(vec![s]);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert!(
+            text.contains("  mcp-warden pin node x.js --env GITHUB_TOKEN --env on --approve"),
+            "{text}"
+        );
+        for hostile in ["touch", "A;B", "--env --lock", "secrets.X", "A\nB"] {
+            assert!(!text.contains(hostile), "{hostile}: {text}");
+        }
+        assert!(
+            text.contains("(5 env or header name(s) are not plain names"),
+            "{text}"
+        );
+        let wf = workflow(&text);
+        let step = &wf["jobs"]["mcp-check"]["steps"][2];
+        assert_eq!(
+            step["env"]["GITHUB_TOKEN"].as_str(),
+            Some("${{ secrets.MCP_GITHUB_TOKEN }}")
+        );
+        // `on` is quoted, so YAML reads it as the string key it is.
+        assert_eq!(step["env"]["on"].as_str(), Some("${{ secrets.on }}"));
+        assert_eq!(
+            step["run"].as_str().map(str::trim_end),
+            Some("mcp-warden check --lock s.warden.lock --env GITHUB_TOKEN --env on node x.js")
+        );
+    }
+
+    #[test]
+    fn headers_reach_ci_through_env_with_their_variables_from_secrets() {
+        let mut s = server("api", Coverage::None);
+        s.spec = remote("https://h.example.com/mcp").with_headers(vec![
+            ("X-Api-Key".into(), "${FM_KEY}".into()),
+            ("Authorization".into(), format!("Bearer {GHP_ENG}")),
+        ]);
+        let mut r = report(vec![s]);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert!(!text.contains(GHP_ENG), "{text}");
+        assert!(
+            text.contains("  mcp-warden pin --url https://h.example.com/mcp --header 'X-Api-Key: ${FM_KEY}' --header 'Authorization: ${AUTHORIZATION}' --approve"),
+            "{text}"
+        );
+        assert!(text.contains(WITHHELD_HEADER_NOTE), "{text}");
+        let wf = workflow(&text);
+        let step = &wf["jobs"]["mcp-check"]["steps"][2];
+        assert_eq!(
+            step["env"]["FM_KEY"].as_str(),
+            Some("${{ secrets.FM_KEY }}")
+        );
+        assert_eq!(
+            step["env"]["AUTHORIZATION"].as_str(),
+            Some("${{ secrets.AUTHORIZATION }}")
+        );
+        assert_eq!(
+            step["env"]["MCP_WARDEN_HEADER_0"].as_str(),
+            Some("X-Api-Key: ${FM_KEY}")
+        );
+        assert_eq!(
+            command_of(step),
+            check_command(&r.servers[0].spec, "api.warden.lock")
+        );
     }
 }

@@ -321,3 +321,84 @@ fn doctor_pin_expands_env_references_like_the_client() {
         run.stdout
     );
 }
+
+/// Every `--approver X` in `text`, X unquoted.
+fn approvers_in(text: &str) -> Vec<String> {
+    let re = regex::Regex::new(r"--approver[ =]+('[^']*'|[^\s)]+)").expect("regex");
+    re.captures_iter(text)
+        .map(|c| c[1].trim_matches('\'').to_string())
+        .collect()
+}
+
+#[test]
+fn every_printed_approver_is_the_one_placeholder_and_pastes_as_a_word() {
+    use mcp_warden::render::next_steps::APPROVER_PLACEHOLDER;
+    assert!(
+        mcp_warden::text::quote::is_bare(APPROVER_PLACEHOLDER),
+        "the placeholder must paste as one plain word"
+    );
+    let env = Env::new();
+    // An uncovered user-level server (pinned approved), a project one (rotate line
+    // after review), and one matched by an unapproved lock (the lock message).
+    let surface = env.write("surface.json", json!({"tools": []}).to_string());
+    let stdio = json!({"command": "python3", "args": [fixture("server.py"), surface.display().to_string()]});
+    env.cursor(json!({"user": stdio, "locked": {"command": "node", "args": ["l.js"]}}));
+    env.write(
+        "work/.mcp.json",
+        json!({"mcpServers": {"proj": {"command": "node", "args": ["p.js"]}}}).to_string(),
+    );
+    env.write(
+        "work/locked.warden.lock",
+        lock_for(
+            json!({"command": "node", "args": ["l.js"], "url": null}),
+            false,
+        )
+        .to_string(),
+    );
+    let mine = env.write(
+        "work/mine.json",
+        json!({"mcpServers": {"mine": stdio}}).to_string(),
+    );
+    let sarif = env.root().join("d.sarif");
+    let mut outputs = vec![
+        env.doctor(&[]).all(),
+        env.doctor(&["--json"]).all(),
+        env.doctor(&["--servers"]).all(),
+    ];
+    env.doctor(&["--sarif", sarif.to_str().expect("utf-8")]);
+    outputs.push(std::fs::read_to_string(&sarif).expect("sarif"));
+    outputs.push(
+        env.doctor(&[
+            "--no-discover",
+            "--config",
+            mine.to_str().expect("utf-8"),
+            "--pin",
+            "--yes",
+        ])
+        .all(),
+    );
+    let pin = Run::from(
+        env.command(&[
+            "pin",
+            "--approve",
+            "--lock",
+            "z.warden.lock",
+            "python3",
+            "-c",
+            "1",
+        ])
+        .output()
+        .expect("pin"),
+    );
+    outputs.push(pin.all());
+    let mut seen = 0;
+    for text in &outputs {
+        for approver in approvers_in(text) {
+            assert_eq!(approver, APPROVER_PLACEHOLDER, "in:\n{text}");
+            seen += 1;
+        }
+    }
+    // The pin line, the rotate lines, the lock message, --pin's lines, pin's error.
+    assert!(seen >= 6, "only {seen} approver placeholders printed");
+    assert!(pin.stderr.contains(APPROVER_PLACEHOLDER), "{}", pin.stderr);
+}

@@ -130,7 +130,7 @@ pub(crate) fn next_hop(
         (Some(a), Some(b)) if a == b => {}
         _ => return Err(RedirectRefusal::CrossOrigin(to)),
     }
-    if to == current || visited.iter().any(|v| *v == to) {
+    if to == current || visited.contains(&to) {
         return Err(RedirectRefusal::Loop(to));
     }
     if visited.len() > MAX_REDIRECTS {
