@@ -285,43 +285,6 @@ fn refused_redirects_say_where_they_pointed() {
     }
 }
 
-#[test]
-fn doctor_pin_expands_env_references_like_the_client() {
-    let env = Env::new();
-    let surface = env.write(
-        "surface.json",
-        json!({"env_echo": "MCPW_CONFIG_VAR", "tools": []}).to_string(),
-    );
-    // `.mcp.json` is Claude Code's: `${RAW_TOKEN}` is expanded from the environment.
-    let config = env.write(
-        "work/.mcp.json",
-        json!({"mcpServers": {"echo": {"command": "python3",
-            "args": [fixture("server.py"), surface.display().to_string()],
-            "env": {"MCPW_CONFIG_VAR": "${RAW_TOKEN}"}}}})
-        .to_string(),
-    );
-    let mut env = env;
-    env.extra_env
-        .push(("RAW_TOKEN".into(), "expanded-from-env".into()));
-    let run = env.doctor(&[
-        "--no-discover",
-        "--config",
-        config.to_str().expect("utf-8"),
-        "--pin",
-        "--yes",
-    ]);
-    run.expect_code(1);
-    let lock: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(env.work().join("echo.warden.lock")).expect("lock written"),
-    )
-    .expect("json");
-    assert_eq!(
-        lock["tools"][0]["name"], "expanded-from-env",
-        "{}",
-        run.stdout
-    );
-}
-
 /// Every `--approver X` in `text`, X unquoted.
 fn approvers_in(text: &str) -> Vec<String> {
     let re = regex::Regex::new(r"--approver[ =]+('[^']*'|[^\s)]+)").expect("regex");

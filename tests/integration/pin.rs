@@ -275,6 +275,19 @@ fn servers_launch_with_their_env_and_project_directory() {
         json!({"mcpServers": {"s": {"command": "python3", "args": [server_py(), surf], "env": {"WARDEN_FIXTURE_VALUE": "from-config"}}}})
             .to_string(),
     );
+    let names = pinned_tool_names(&env, &config, "s.warden.lock");
+    assert!(names.iter().any(|n| n == "from-config"), "{names:?}");
+    let base = project
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(names.contains(&format!("cwd:{base}")), "{names:?}");
+}
+
+/// `doctor --no-discover --config CONFIG --pin --yes` (exit 1: the new lock is
+/// unapproved), then the tool names of the lock it wrote.
+fn pinned_tool_names(env: &Env, config: &std::path::Path, lock: &str) -> Vec<String> {
     let run = env.doctor(&[
         "--no-discover",
         "--config",
@@ -284,22 +297,40 @@ fn servers_launch_with_their_env_and_project_directory() {
     ]);
     run.expect_code(1);
     let lock: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(env.work().join("s.warden.lock")).expect("lock"),
+        &std::fs::read_to_string(env.work().join(lock)).expect("lock written"),
     )
     .expect("json");
-    let names: Vec<&str> = lock["tools"]
+    lock["tools"]
         .as_array()
         .expect("tools")
         .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    assert!(names.contains(&"from-config"), "{names:?}");
-    let base = project
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_string();
-    assert!(names.contains(&format!("cwd:{base}").as_str()), "{names:?}");
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn env_references_are_expanded_from_the_environment_like_the_client() {
+    let mut env = Env::new();
+    env.extra_env
+        .push(("RAW_TOKEN".into(), "expanded-from-env".into()));
+    let surf = surface(&env, json!({"env_echo": "MCPW_CONFIG_VAR", "tools": []}));
+    // `.mcp.json` is Claude Code's (`${VAR}`); a VS Code file uses `${env:VAR}`.
+    for (file, reference) in [
+        ("work/a/.mcp.json", "${RAW_TOKEN}"),
+        ("work/b/.vscode/mcp.json", "${env:RAW_TOKEN}"),
+    ] {
+        let servers = json!({"echo": {"command": "python3", "args": [server_py(), surf],
+            "env": {"MCPW_CONFIG_VAR": reference}}});
+        let key = if file.ends_with(".vscode/mcp.json") {
+            "servers"
+        } else {
+            "mcpServers"
+        };
+        let config = env.write(file, json!({ key: servers }).to_string());
+        let names = pinned_tool_names(&env, &config, "echo.warden.lock");
+        assert_eq!(names, ["expanded-from-env"], "{file}");
+        std::fs::remove_file(env.work().join("echo.warden.lock")).expect("rm");
+    }
 }
 
 /// Drive the interactive prompt through a pseudo-terminal.
