@@ -916,7 +916,24 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
         Ok(w) => w,
         Err(e) => panic!("pin_command: the line does not split back into words ({e}): {line:?}"),
     };
-    let tail: &[&str] = match approval {
+    // The variables pin passes on (`--env NAME`, `--header 'K: V'`), then the
+    // approval and the lock: the fixed tail after the launch.
+    let mut tail: Vec<String> = Vec::new();
+    for name in crate::pin::configured::pin_env(spec).names {
+        assert!(
+            crate::pin::configured::is_plain_name(&name),
+            "pin_command: --env {name:?} is not a plain variable name: {line:?}"
+        );
+        tail.extend(["--env".to_string(), name]);
+    }
+    for header in crate::pin::configured::pin_headers(spec).headers {
+        assert!(
+            !has_credential(&header.text),
+            "pin_command: a header holds a credential: {line:?}"
+        );
+        tail.extend(["--header".to_string(), header.text]);
+    }
+    let fixed: &[&str] = match approval {
         PinApproval::AtPin => &[
             "--approve",
             "--approver",
@@ -926,6 +943,8 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
         ],
         PinApproval::AfterReview => &["--lock", lock],
     };
+    tail.extend(fixed.iter().map(|w| w.to_string()));
+    let tail = tail.as_slice();
     assert!(
         words.len() >= 2 && words[0] == "mcp-warden" && words[1] == "pin",
         "pin_command: the line does not start with `mcp-warden pin`: {line:?}"

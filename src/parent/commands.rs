@@ -68,6 +68,27 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         existing.contains(std::ffi::OsStr::new(name))
     });
 
+    // `--pin` runs before anything is rendered, so that every output describes the
+    // state after pinning (see `spawn`).
+    let pin_run = args.pin.then(|| {
+        let opts = spawn::PinOptions {
+            yes: args.yes,
+            timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
+            cwd: &cwd,
+            home: &opts.home,
+        };
+        let run = spawn::pin_uncovered(&report, &opts, &mut diag);
+        for (i, lock) in run.pinned() {
+            if let Some(server) = report.servers.get_mut(i) {
+                doctor::mark_pinned(server, lock);
+            }
+        }
+        run
+    });
+    let pin_failed = pin_run
+        .as_ref()
+        .is_some_and(|run| run.outcome == spawn::PinOutcome::Failed);
+
     if let Some(sarif) = &sarif {
         let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
         if !write_sarif(sarif, &log, &mut diag) {
@@ -90,17 +111,40 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         )
     };
     let style = render::text::TextStyle::for_stream(stream, args.color);
-    // The summary says what the exit code will be, so it is decided first
-    // (`--pin`, after the report, can only turn it into 2).
+    // The summary says what the exit code is, so it is decided before rendering
+    // (after `--pin`, which has already run).
     let fail_on = args.fail_on.map(|f| f.severity());
     let outcome = render::findings::Outcome {
-        code: doctor::exit_code(&report, fail_on, false),
+        code: doctor::exit_code(&report, fail_on, pin_failed),
         fail_on,
-        pin_follows: args.pin,
+        pin_follows: false,
         fail_on_option: true,
     };
-    let written = write_report(&report, &args, style, outcome, &mut out, &mut diag)
-        .and_then(|()| out.flush());
+    // What --pin did goes after Next steps (what is left to do), before the summary;
+    // with --json, stdout carries JSONL alone, so it goes to stderr.
+    let mut pin_block = |out: &mut dyn Write| -> io::Result<()> {
+        match &pin_run {
+            Some(run) if args.json => {
+                let mut err = io::stderr().lock();
+                spawn::render_pin_run(&report, run, &mut err)
+            }
+            Some(run) if !run.launches.is_empty() => {
+                writeln!(out)?;
+                spawn::render_pin_run(&report, run, out)
+            }
+            _ => Ok(()),
+        }
+    };
+    let written = write_report(
+        &report,
+        &args,
+        style,
+        outcome,
+        &mut pin_block,
+        &mut out,
+        &mut diag,
+    )
+    .and_then(|()| out.flush());
     match written {
         // A closed pipe (`mcp-warden doctor | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -111,15 +155,6 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Ok(()) => {}
     }
     drop(out);
-    let pin_failed = args.pin && {
-        let opts = spawn::PinOptions {
-            yes: args.yes,
-            timeout: Duration::from_secs_f64(args.timeout.clamp(0.1, 86_400.0)),
-            cwd: &cwd,
-            json: args.json || sarif_on_stdout,
-        };
-        spawn::pin_uncovered(&report, &opts, &mut diag) == spawn::PinOutcome::Failed
-    };
     resources::report(&mut diag);
     let code = doctor::exit_code(&report, args.fail_on.map(|f| f.severity()), pin_failed);
     // The process ends here: let the kernel take the report back at once instead of
@@ -133,6 +168,7 @@ fn write_report(
     args: &DoctorArgs,
     style: render::text::TextStyle,
     outcome: render::findings::Outcome,
+    pin_block: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> io::Result<()> {
@@ -168,9 +204,10 @@ fn write_report(
         if args.inventory {
             render::jsonl::render_inventory(report, out)?;
         }
-        render::jsonl::render(report, out)
+        render::jsonl::render(report, out)?;
+        pin_block(out)
     } else {
-        render::text::render(report, out, style, outcome)
+        render::text::render(report, out, style, outcome, pin_block)
     }
 }
 

@@ -1102,6 +1102,27 @@ pub fn server_findings(
     findings
 }
 
+/// Record that `doctor --pin` just wrote `lock` for `server`: it is now covered by
+/// an unapproved lock, and its WRD-DOCTOR-NO-LOCK finding becomes the
+/// WRD-DOCTOR-LOCK-UNAPPROVED finding (with its `lock rotate` fix) a new run would
+/// report, at the same place.
+pub fn mark_pinned(server: &mut crate::model::AuditedServer, lock: &str) {
+    let problem = LockProblem::NotApproved;
+    server.coverage = Coverage::Unapproved {
+        lock: lock.to_string(),
+        problem,
+    };
+    server.lock_name = None;
+    let (message, command) = lock_problem_message(lock, problem);
+    for f in &mut server.findings {
+        if f.rule == RuleId::DoctorNoLock {
+            f.rule = RuleId::DoctorLockUnapproved;
+            f.message = message.clone();
+            f.fix = command.clone();
+        }
+    }
+}
+
 /// Longest WRD-DOCTOR-LOCK-UNAPPROVED message with its fix, so that a printer's
 /// 200-code-point cap never cuts the command.
 const MAX_MESSAGE_WITH_FIX: usize = DEFAULT_CAP;

@@ -4,17 +4,30 @@
 //! eligible (a discovered config — a cloned repository's `.mcp.json` — is refused,
 //! or `doctor --pin --yes` in CI would be code execution by config file); a
 //! non-interactive session needs `--yes`; an interactive one is shown every argv,
-//! unmasked and exact, and asked once (default No); each capture writes
+//! unmasked and exact, and asked once (default No); each launch (servers of the
+//! same launch share one lock, see [`crate::render::lock_names`]) is captured once
+//! with its env and header values expanded from this environment the way its
+//! client expands them ([`crate::pin::configured`]) and written to its
 //! `<slug>.warden.lock` in cwd, unapproved, never replacing an existing file. Any
 //! refusal or failure makes the exit code 2.
+//!
+//! The pin step runs before the report is rendered: the caller marks each pinned
+//! server as covered by its (unapproved) lock ([`super::doctor::mark_pinned`]), so
+//! the report, its Next steps and the exit code describe the state after pinning,
+//! and [`render_pin_run`] says what was done: which servers went into which lock,
+//! which failed and why, and the `lock rotate` and `check` lines still to run.
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::diag::Diag;
-use crate::model::{AuditedServer, Coverage, Report};
+use crate::model::{AuditedServer, Report};
 use crate::pin::{self, PinError};
+use crate::reading::expand::Known;
+use crate::render::lock_names::uncovered_groups;
+use crate::render::next_steps::{check_command, rotate_command};
+use crate::text::display;
 use crate::text::quote::{quote, quote_exact};
 
 /// How the pin step ended.
@@ -33,88 +46,208 @@ pub struct PinOptions<'a> {
     pub yes: bool,
     pub timeout: Duration,
     pub cwd: &'a Path,
-    /// Status lines go to stderr when stdout carries JSONL.
-    pub json: bool,
+    /// The home directory doctor scanned (`${userHome}` in a value).
+    pub home: &'a Path,
 }
 
-/// Run the `--pin` step over the report's uncovered servers.
-pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) -> PinOutcome {
-    let uncovered: Vec<&AuditedServer> = report
-        .servers
-        .iter()
-        .filter(|s| s.coverage == Coverage::None)
-        .collect();
-    if uncovered.is_empty() {
-        return PinOutcome::NothingToPin;
+/// What happened to one launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaunchResult {
+    /// Written, unapproved; `unset` names the variables a value referenced that
+    /// were not set here (the server got what its client gives it without them).
+    Pinned { unset: Vec<String> },
+    /// Not written, and why.
+    Failed(String),
+}
+
+/// One launch the pin step tried: the report indices of its servers, its lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchPin {
+    pub servers: Vec<usize>,
+    pub lock: String,
+    pub result: LaunchResult,
+}
+
+/// Everything the pin step did.
+#[derive(Debug)]
+pub struct PinRun {
+    pub outcome: PinOutcome,
+    /// The launches captured (or tried), in report order; empty when the step
+    /// was refused as a whole.
+    pub launches: Vec<LaunchPin>,
+}
+
+impl PinRun {
+    /// `(server index, lock)` for every server now covered by a lock written here.
+    pub fn pinned(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.launches
+            .iter()
+            .filter(|l| matches!(l.result, LaunchResult::Pinned { .. }))
+            .flat_map(|l| l.servers.iter().map(move |&i| (i, l.lock.as_str())))
+    }
+}
+
+/// Run the `--pin` step over the report's uncovered servers, one capture per
+/// launch. Refusals are printed here (`error:` lines); what was pinned or failed is
+/// returned for [`render_pin_run`].
+pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) -> PinRun {
+    let index_of = |s: &AuditedServer| {
+        report
+            .servers
+            .iter()
+            .position(|x| std::ptr::eq(x, s))
+            .unwrap_or(usize::MAX)
+    };
+    let groups = uncovered_groups(report);
+    if groups.is_empty() {
+        return PinRun {
+            outcome: PinOutcome::NothingToPin,
+            launches: Vec::new(),
+        };
     }
     let mut failed = false;
-    let mut targets = Vec::new();
-    for server in uncovered {
-        let Some(source) = report.sources.get(server.source) else {
-            continue;
-        };
-        if source.is_explicit() {
-            targets.push(server);
-        } else {
-            diag.raw(&format!(
-                "--pin refused {}: discovered config ({}); pass it with --config to allow spawning",
-                server.target, source.label
-            ));
-            failed = true;
-        }
-    }
-    if targets.is_empty() {
-        return PinOutcome::Failed;
-    }
-    if !opts.yes {
-        if !io::stdin().is_terminal() {
-            diag.error(
-                "--pin would spawn servers; refusing in a non-interactive session without --yes",
-            );
-            return PinOutcome::Failed;
-        }
-        if !confirm(&targets) {
-            diag.error("--pin declined; nothing was spawned");
-            return PinOutcome::Failed;
-        }
-    }
-    for server in targets {
-        match pin_one(report, server, opts) {
-            Ok(lock_name) => {
-                let line = format!(
-                    "pinned {} -> {lock_name} (unapproved). Approve with: mcp-warden lock rotate {} --approver you@example.com",
-                    crate::text::display(&server.target),
-                    quote(&lock_name)
-                );
-                if opts.json {
-                    diag.raw(&line);
-                } else {
-                    println!("{line}");
-                }
-            }
-            Err(message) => {
-                diag.raw(&format!("pin failed {}: {message}", server.target));
+    // Each launch with its eligible servers (a refused server stays uncovered).
+    let mut targets: Vec<(Vec<&AuditedServer>, String)> = Vec::new();
+    for group in &groups {
+        let mut eligible = Vec::new();
+        for &server in &group.servers {
+            let Some(source) = report.sources.get(server.source) else {
+                continue;
+            };
+            if source.is_explicit() {
+                eligible.push(server);
+            } else {
+                diag.raw(&format!(
+                    "--pin refused {}: discovered config ({}); pass it with --config to allow spawning",
+                    server.target, source.label
+                ));
                 failed = true;
             }
         }
+        if !eligible.is_empty() {
+            targets.push((eligible, group.lock.clone()));
+        }
     }
-    if failed {
-        PinOutcome::Failed
-    } else {
-        PinOutcome::AllPinned
+    let refused = |diag: &mut Diag, message: &str| {
+        diag.error(message);
+        PinRun {
+            outcome: PinOutcome::Failed,
+            launches: Vec::new(),
+        }
+    };
+    if targets.is_empty() {
+        return PinRun {
+            outcome: PinOutcome::Failed,
+            launches: Vec::new(),
+        };
+    }
+    if !opts.yes {
+        if !io::stdin().is_terminal() {
+            return refused(
+                diag,
+                "--pin would spawn servers; refusing in a non-interactive session without --yes",
+            );
+        }
+        let shown: Vec<&AuditedServer> = targets
+            .iter()
+            .filter_map(|(s, _)| s.first().copied())
+            .collect();
+        if !confirm(&shown) {
+            return refused(diag, "--pin declined; nothing was spawned");
+        }
+    }
+    let lookup = |name: &str| std::env::var(name).ok();
+    let mut launches = Vec::with_capacity(targets.len());
+    for (servers, lock) in targets {
+        let Some(&first) = servers.first() else {
+            continue;
+        };
+        let result = match pin_one(report, first, &lock, opts, &lookup) {
+            Ok(unset) => LaunchResult::Pinned { unset },
+            Err(message) => {
+                failed = true;
+                LaunchResult::Failed(message)
+            }
+        };
+        launches.push(LaunchPin {
+            servers: servers.iter().map(|s| index_of(s)).collect(),
+            lock,
+            result,
+        });
+    }
+    PinRun {
+        outcome: if failed {
+            PinOutcome::Failed
+        } else {
+            PinOutcome::AllPinned
+        },
+        launches,
     }
 }
 
-/// Capture one server as its client would launch it and write its lock exclusively.
+/// What the pin step did, after the report: per launch, its targets, then either
+/// the lock it went into with the `lock rotate` and `check` lines still to run, or
+/// why it failed. Every line pastes inertly or runs exactly what it says: prose is
+/// a `#` line whose config-derived words are quoted.
+pub fn render_pin_run(report: &Report, run: &PinRun, out: &mut dyn Write) -> io::Result<()> {
+    if run.launches.is_empty() {
+        return Ok(());
+    }
+    let pinned = run
+        .launches
+        .iter()
+        .filter(|l| matches!(l.result, LaunchResult::Pinned { .. }))
+        .count();
+    writeln!(
+        out,
+        "doctor --pin — pinned {pinned} of {} launch(es) into unapproved locks in the current directory:",
+        run.launches.len()
+    )?;
+    for launch in &run.launches {
+        for server in launch.servers.iter().filter_map(|&i| report.servers.get(i)) {
+            writeln!(out, "  # {}", quote(&display(&server.target)))?;
+        }
+        match &launch.result {
+            LaunchResult::Pinned { unset } => {
+                writeln!(
+                    out,
+                    "  #   pinned into {}, unapproved: review it, approve it, then check it (and commit it)",
+                    quote(&launch.lock)
+                )?;
+                if !unset.is_empty() {
+                    let names: Vec<String> = unset
+                        .iter()
+                        .map(|n| quote(&display(n)).into_owned())
+                        .collect();
+                    writeln!(
+                        out,
+                        "  #   not set here, so the server got what its client gives it without them: {}",
+                        names.join(" ")
+                    )?;
+                }
+                writeln!(out, "  {}", rotate_command(&launch.lock))?;
+                if let Some(server) = launch.servers.first().and_then(|&i| report.servers.get(i)) {
+                    writeln!(out, "  {}", check_command(&server.spec, &launch.lock))?;
+                }
+            }
+            LaunchResult::Failed(why) => {
+                writeln!(out, "  #   not pinned: {}", quote(&display(why)))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Capture one launch as its client would start it and write its lock
+/// exclusively; the variables referenced but unset.
 fn pin_one(
     report: &Report,
     server: &AuditedServer,
+    lock_name: &str,
     opts: &PinOptions<'_>,
-) -> Result<String, String> {
-    let Some(lock_name) = server.lock_name.clone() else {
-        return Err("no lock file name was assigned".into());
-    };
-    let path = opts.cwd.join(&lock_name);
+    lookup: crate::reading::expand::Lookup<'_>,
+) -> Result<Vec<String>, String> {
+    let path = opts.cwd.join(lock_name);
     if std::fs::symlink_metadata(&path).is_ok() {
         return Err(format!(
             "{lock_name} already exists; remove it or rotate it, doctor never overwrites a lock"
@@ -124,15 +257,29 @@ fn pin_one(
         .sources
         .get(server.source)
         .and_then(|s| project_dir(&s.path));
-    let lock = pin::capture_and_build(&server.spec, workdir.as_deref(), opts.timeout)
-        .map_err(|e| e.to_string())?;
-    pin::write_lock_exclusive(&path, &lock).map_err(|e| match e {
+    let known = Known {
+        home: opts.home.to_str().map(str::to_string),
+        workspace: workdir
+            .as_deref()
+            .and_then(Path::to_str)
+            .map(str::to_string),
+        separator: '/',
+    };
+    let captured = pin::capture_configured(
+        &server.spec,
+        workdir.as_deref(),
+        &known,
+        lookup,
+        opts.timeout,
+    )
+    .map_err(|e| e.to_string())?;
+    pin::write_lock_exclusive(&path, &captured.lock).map_err(|e| match e {
         pin::WriteError::Exists(_) => {
             format!("{lock_name} already exists; remove it or rotate it, doctor never overwrites a lock")
         }
         other => PinError::Write(other).to_string(),
     })?;
-    Ok(lock_name)
+    Ok(captured.unset)
 }
 
 /// The directory a client launches a project config's servers in: the project root

@@ -261,9 +261,11 @@ fn passed_env(names: &[String]) -> Result<Vec<(String, String)>, String> {
         if !valid {
             return Err(format!("--env {}: not a variable name", safe_text(name)));
         }
+        // Worded without `NAME: …`, which the redactor would read as a credential
+        // pair and mask: the message must name the variable.
         let value = std::env::var(name).map_err(|_| {
             format!(
-                "--env {0}: {0} is not set (or not UTF-8) in this environment; export it first",
+                "the variable {0} (passed with --env {0}) is not set (or not UTF-8) in this environment; export it first",
                 safe_text(name)
             )
         })?;
@@ -406,7 +408,10 @@ pub fn pin_main(words: &[String]) -> u8 {
         }
     };
     if args.approve && approver.is_none() {
-        err("--approve requires --approver <id> or WARDEN_APPROVER env");
+        err(&format!(
+            "--approve requires an approver: --approver {} (your own identity) or WARDEN_APPROVER in the environment",
+            crate::render::next_steps::APPROVER_PLACEHOLDER
+        ));
         return 2;
     }
     let path = args

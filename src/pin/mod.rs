@@ -10,6 +10,7 @@ pub mod capture;
 pub mod check;
 pub mod checks;
 pub mod commands;
+pub mod configured;
 pub mod drift;
 pub mod emit;
 pub mod lock;
@@ -96,25 +97,37 @@ pub fn expand_env(value: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// The capture endpoint for a configured server: stdio argv = command + args,
-/// env = the config's env over the minimal environment, working directory =
-/// `cwd_for_project` when given; a URL server gets the config's headers
-/// (with `$VAR` references expanded).
+/// The capture endpoint for a configured server, as its client starts it here:
+/// stdio argv = command + args exactly as audited, env = the config's env (values
+/// expanded from `lookup` in the client's syntax, see [`configured`]) over the
+/// minimal environment, working directory = `cwd_for_project` when given; a URL
+/// server gets the config's headers, expanded the same way. Also returns the
+/// variables a value referenced that `lookup` did not have.
 pub fn endpoint_for(
     server: &ServerSpec,
     cwd_for_project: Option<&Path>,
-) -> Result<Endpoint, PinError> {
+    known: &crate::reading::expand::Known,
+    lookup: crate::reading::expand::Lookup<'_>,
+) -> Result<(Endpoint, Vec<String>), PinError> {
+    let expanded = configured::expanded(server, known, lookup);
     if let Some(url) = server.remote_url() {
-        let headers = server
-            .headers()
+        if let Some((k, _)) = expanded
+            .headers
             .iter()
-            .map(|(k, v)| expand_env(v).map(|v| (k.clone(), v)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(PinError::Spec)?;
-        return Ok(Endpoint::Http {
-            url: url.to_string(),
-            headers,
-        });
+            .find(|(_, v)| v.contains(['\r', '\n', '\0']))
+        {
+            return Err(PinError::Spec(format!(
+                "header '{}' has a line break in its value",
+                crate::text::safe_text(k)
+            )));
+        }
+        return Ok((
+            Endpoint::Http {
+                url: url.to_string(),
+                headers: expanded.headers,
+            },
+            expanded.unset,
+        ));
     }
     let Some(command) = server.launch_command() else {
         return Err(PinError::Spec(
@@ -123,27 +136,58 @@ pub fn endpoint_for(
     };
     let mut argv = vec![command.to_string()];
     argv.extend(server.args().iter().cloned());
-    Ok(Endpoint::Stdio {
-        argv,
-        env: server.env().to_vec(),
-        cwd: cwd_for_project.map(Path::to_path_buf),
-    })
+    Ok((
+        Endpoint::Stdio {
+            argv,
+            env: expanded.env,
+            cwd: cwd_for_project.map(Path::to_path_buf),
+        },
+        expanded.unset,
+    ))
 }
 
-/// Capture a configured server and build its (unapproved) lock, findings
-/// included. For `doctor --pin`; write the result with [`write_lock_exclusive`].
-pub fn capture_and_build(
+/// A configured server captured and built into its (unapproved) lock, and the
+/// variables its env or headers referenced that were not set.
+pub struct Captured {
+    pub lock: Lock,
+    pub unset: Vec<String>,
+}
+
+/// Capture a configured server with its env and headers expanded from `lookup`
+/// and build its (unapproved) lock, findings included. For `doctor --pin`; write
+/// the result with [`write_lock_exclusive`].
+pub fn capture_configured(
     server: &ServerSpec,
     cwd_for_project: Option<&Path>,
+    known: &crate::reading::expand::Known,
+    lookup: crate::reading::expand::Lookup<'_>,
     timeout: Duration,
-) -> Result<Lock, PinError> {
-    let endpoint = endpoint_for(server, cwd_for_project)?;
+) -> Result<Captured, PinError> {
+    let (endpoint, unset) = endpoint_for(server, cwd_for_project, known, lookup)?;
     let limits = Limits {
         timeout,
         ..Limits::default()
     };
     let surface = capture::capture(&endpoint, &limits)?;
-    build(&surface, &Approval::default())
+    let lock = build(&surface, &Approval::default())?;
+    Ok(Captured { lock, unset })
+}
+
+/// [`capture_configured`] with this process's environment.
+pub fn capture_and_build(
+    server: &ServerSpec,
+    cwd_for_project: Option<&Path>,
+    timeout: Duration,
+) -> Result<Lock, PinError> {
+    let lookup = |name: &str| std::env::var(name).ok();
+    capture_configured(
+        server,
+        cwd_for_project,
+        &crate::reading::expand::Known::default(),
+        &lookup,
+        timeout,
+    )
+    .map(|c| c.lock)
 }
 
 /// Findings plus lock for a captured surface.

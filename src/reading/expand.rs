@@ -1,4 +1,6 @@
-//! Variable expansion, in each client's own syntax, with every variable unset.
+//! Variable expansion, in each client's own syntax, with every variable unset
+//! ([`expand`], for the audit) or from a real environment ([`expand_with`], for
+//! `doctor --pin`, which starts the server as its client would on this machine).
 //!
 //! doctor never reads the user's environment into a verdict: a launch is audited
 //! as the client would start it on a machine where none of the variables it names
@@ -88,12 +90,31 @@ pub fn expand<'t>(
     if !text.contains(marker) {
         return Cow::Borrowed(text);
     }
-    let out = expand_owned(reader, unset, field, text, known, refs);
+    let out = expand_owned(reader, unset, field, text, known, &|_| None, refs);
     if out == text {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(out)
     }
+}
+
+/// A variable's value, or `None` when it is unset.
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Expand one string the way `reader` does when `lookup` answers for the
+/// environment: a set variable becomes its value, an unset one what the client's
+/// rule makes of it (as in [`expand`]). Secret stores a client resolves itself
+/// (Continue's `${{ secrets.… }}`) and files it reads (`${file:…}`) stay as written.
+pub fn expand_with(
+    reader: Reader,
+    unset: UnsetEnv,
+    field: Field,
+    text: &str,
+    known: &Known,
+    lookup: Lookup<'_>,
+) -> String {
+    let mut refs = Vec::new();
+    expand_owned(reader, unset, field, text, known, lookup, &mut refs)
 }
 
 fn expand_owned(
@@ -102,16 +123,24 @@ fn expand_owned(
     field: Field,
     text: &str,
     known: &Known,
+    lookup: Lookup<'_>,
     refs: &mut Vec<String>,
 ) -> String {
-    let env = |_: &str| match (reader, unset) {
-        (Reader::VsCode, _) | (_, UnsetEnv::Empty) => Some(String::new()),
-        (_, UnsetEnv::Literal) => None,
+    let env = |name: &str| {
+        lookup(name).or(match (reader, unset) {
+            (Reader::VsCode, _) | (_, UnsetEnv::Empty) => Some(String::new()),
+            (_, UnsetEnv::Literal) => None,
+        })
     };
     match reader {
         // `varContent.split(':-', 2)`: JavaScript's split with a limit keeps the
-        // first two pieces, so the default ends at a second `:-`.
+        // first two pieces, so the default ends at a second `:-`. A set variable
+        // wins over the default.
         Reader::ClaudeCode => braced(text, refs, |inner| {
+            let name = inner.split_once(":-").map_or(inner, |(name, _)| name);
+            if let Some(value) = lookup(name) {
+                return Some(value);
+            }
             let (_, rest) = inner.split_once(":-")?;
             Some(rest.split(":-").next().unwrap_or_default().to_string())
         }),
@@ -143,9 +172,8 @@ fn expand_owned(
             _ => None,
         }),
         Reader::GeminiCli => {
-            let braced_refs = braced(text, refs, |_| None);
-            bare_refs(&braced_refs, refs);
-            braced_refs
+            let braced_refs = braced(text, refs, lookup);
+            bare_refs(&braced_refs, refs, lookup)
         }
         // `substituteEnvironmentVariables`: `/\$\{env:([^}]+)\}/g`, an unset
         // variable keeps its placeholder. Other `${…}` are not references.
@@ -153,7 +181,7 @@ fn expand_owned(
             text,
             refs,
             |inner| inner.strip_prefix("env:").is_some_and(|n| !n.is_empty()),
-            |_| None,
+            |inner| inner.strip_prefix("env:").and_then(lookup),
         ),
         // `injectVariables(config, { env: process.env, workspaceFolder })` on the
         // JSON text: `${env:\w+}` (unset: the match is kept), then
@@ -173,10 +201,10 @@ fn expand_owned(
             },
             |inner| match inner {
                 "workspaceFolder" => known.workspace.as_deref().map(|w| w.replace('\\', "/")),
-                _ => None,
+                _ => inner.strip_prefix("env:").and_then(lookup),
             },
         ),
-        Reader::OpenCode => opencode(text, refs),
+        Reader::OpenCode => opencode(text, refs, lookup),
         Reader::Continue => {
             let templates = continue_templates(text, refs);
             // A JSON server file's `env` values: `${VAR}` becomes a secret.
@@ -199,11 +227,12 @@ fn expand_owned(
             refs,
             |inner| inner.strip_prefix("env:").is_some_and(|n| !n.is_empty()),
             |inner| match (field, inner.strip_prefix("env:")) {
+                (_, Some(name)) if lookup(name).is_some() => lookup(name),
                 (Field::EnvValue, Some(name)) => Some(format!("${{{name}}}")),
                 _ => None,
             },
         ),
-        Reader::Kiro | Reader::CopilotCli => braced(text, refs, |_| None),
+        Reader::Kiro | Reader::CopilotCli => braced(text, refs, lookup),
         Reader::ClaudeDesktopExtension => braced(text, refs, |inner| match inner {
             "__dirname" => known.workspace.clone(),
             "HOME" => known.home.clone(),
@@ -322,10 +351,14 @@ impl<'t> Closes<'t> {
 /// OpenCode's `substitute`: every `{env:NAME}` (`[^}]+`) becomes the variable's
 /// value or the empty string, then every `{file:path}` in the result is replaced by
 /// that file's contents — a file doctor does not read, so it is left as written.
-fn opencode(text: &str, refs: &mut Vec<String>) -> String {
+fn opencode(text: &str, refs: &mut Vec<String>, lookup: Lookup<'_>) -> String {
     let env = scan_prefixed(text, "{env:", |whole| {
         record(refs, whole);
-        Some(String::new())
+        let name = whole
+            .strip_prefix("{env:")
+            .and_then(|n| n.strip_suffix('}'))
+            .unwrap_or_default();
+        Some(lookup(name).unwrap_or_default())
     });
     scan_prefixed(&env, "{file:", |whole| {
         record(refs, whole);
@@ -393,10 +426,12 @@ fn record(refs: &mut Vec<String>, reference: &str) {
     }
 }
 
-/// Record `$NAME` references (left as written).
-fn bare_refs(text: &str, refs: &mut Vec<String>) {
+/// Record `$NAME` references; each becomes its value when `lookup` has one, and
+/// is left as written otherwise.
+fn bare_refs(text: &str, refs: &mut Vec<String>, lookup: Lookup<'_>) -> String {
     let bytes = text.as_bytes();
-    let mut i = 0;
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut done) = (0, 0);
     while i < bytes.len() {
         if bytes.get(i) == Some(&b'$') {
             let start = i;
@@ -408,12 +443,20 @@ fn bare_refs(text: &str, refs: &mut Vec<String>) {
                 i += 1;
             }
             if i > start + 1 {
-                record(refs, text.get(start..i).unwrap_or_default());
+                let whole = text.get(start..i).unwrap_or_default();
+                record(refs, whole);
+                if let Some(value) = lookup(text.get(start + 1..i).unwrap_or_default()) {
+                    out.push_str(text.get(done..start).unwrap_or_default());
+                    out.push_str(&value);
+                    done = i;
+                }
             }
         } else {
             i += 1;
         }
     }
+    out.push_str(text.get(done..).unwrap_or_default());
+    out
 }
 
 #[cfg(test)]

@@ -1,5 +1,24 @@
 //! Lock file names for uncovered servers: `<slug>.warden.lock`, or, when that name
-//! is taken, a hash suffix, then a counter.
+//! is taken, a hash suffix, then a counter. Servers with the same launch share one
+//! name (one pin line, one lock, one CI step).
+//!
+//! # The same launch
+//!
+//! Two uncovered servers are one launch ([`LaunchKey`]) when the printed pin line
+//! would start the same thing the same way: for stdio, the same command, the same
+//! arguments, the same `cwd` field and the same set of environment *names* (the
+//! values are the user's to export and are never compared or printed); for a
+//! remote server, the same URL and the same headers as the pin line passes them
+//! (`X-Api-Key: ${FM_KEY}` whether the client spells the reference `${FM_KEY}` or
+//! `${env:FM_KEY}`; a withheld value is compared as written, so two different
+//! literal keys stay two locks). A lock's command
+//! digest covers only the command and arguments (or the URL), which is what
+//! coverage matches on: a lock pinned for one launch also covers a server that
+//! differs from it only in env names or headers, but such a server gets its own
+//! pin line, since the line it needs is different. The name is the one the first
+//! server of the launch (in report order) would get, so it is stable while that
+//! server stays first, and every name is still distinct from every other and from
+//! the files on disk. A server that starts nothing is never merged with another.
 //!
 //! A name is taken when an earlier server of this run got it or a file of that name
 //! exists in the directory the lock will be written to. The names are computed once
@@ -19,7 +38,8 @@ use std::collections::{HashMap, HashSet};
 
 use sha2::{Digest, Sha256};
 
-use crate::model::{AuditedServer, Coverage, Report};
+use crate::model::{AuditedServer, Coverage, Launch, Report};
+use crate::pin::configured::pin_headers;
 
 /// Suffix of every lock file doctor names.
 pub const LOCK_SUFFIX: &str = ".warden.lock";
@@ -180,43 +200,153 @@ pub fn lock_file_name(name: &str, is_taken: &dyn Fn(&str) -> bool) -> String {
     LockNamer::new(is_taken).name(name)
 }
 
+/// What makes two servers one launch (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LaunchKey {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        cwd: Option<String>,
+        /// Sorted, without repeats.
+        env_names: Vec<String>,
+    },
+    Remote {
+        url: String,
+        /// Each printed header; the values as written where one is withheld.
+        headers: Vec<(String, String)>,
+    },
+    /// Starts nothing: never the same as another server.
+    Unique(usize),
+}
+
+/// The launch of the server at `index` of the report.
+pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey {
+    match &server.spec.launch {
+        Launch::Stdio(s) => {
+            let mut env_names: Vec<String> = s.env.iter().map(|(k, _)| k.clone()).collect();
+            env_names.sort_unstable();
+            env_names.dedup();
+            LaunchKey::Stdio {
+                command: s.command.clone(),
+                args: s.args.clone(),
+                cwd: s.cwd.clone(),
+                env_names,
+            }
+        }
+        Launch::Remote(r) => {
+            // The headers as the pin line passes them (`${NAME}` whatever the
+            // client's reference syntax); where a value is withheld or a name left
+            // out, the values as written too, so different credentials stay apart.
+            let printed = pin_headers(&server.spec);
+            let mut headers: Vec<(String, String)> = printed
+                .headers
+                .iter()
+                .map(|h| (h.text.clone(), String::new()))
+                .collect();
+            if printed.unnamed > 0 || printed.headers.iter().any(|h| h.withheld) {
+                let declared = &server.spec.declared.headers;
+                headers.extend(r.headers.iter().enumerate().map(|(i, (k, v))| {
+                    let written = declared
+                        .get(i)
+                        .filter(|_| declared.len() <= r.headers.len())
+                        .map_or(v, |(_, w)| w);
+                    (k.clone(), written.clone())
+                }));
+            }
+            LaunchKey::Remote {
+                url: r.url.clone(),
+                headers,
+            }
+        }
+        Launch::Nothing => LaunchKey::Unique(index),
+    }
+}
+
 /// Set `lock_name` for every uncovered server ([`Coverage::None`]), in report order,
-/// and clear it for the others. A name already given to an earlier server in this
+/// and clear it for the others: servers of one launch ([`LaunchKey`]) share the
+/// name the first of them gets. A name already given to another launch in this
 /// run, or for which `exists_on_disk` returns true, is never reused. Call once;
 /// `doctor --pin` writes exactly these names.
 pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> bool) {
     let mut namer = LockNamer::new(exists_on_disk);
-    for server in &mut report.servers {
-        server.lock_name = (server.coverage == Coverage::None).then(|| namer.name(&server.name));
+    let mut by_launch: HashMap<LaunchKey, String> = HashMap::new();
+    for (i, server) in report.servers.iter_mut().enumerate() {
+        server.lock_name = (server.coverage == Coverage::None).then(|| {
+            by_launch
+                .entry(launch_key(server, i))
+                .or_insert_with(|| namer.name(&server.name))
+                .clone()
+        });
     }
 }
 
-/// The lock names of the uncovered servers, in report order: the assigned ones,
-/// or, for a server the caller did not assign, a name computed like
-/// [`assign_lock_names`] would (without the disk check).
-pub(crate) fn uncovered_with_lock_names(report: &Report) -> Vec<(&AuditedServer, String)> {
+/// One lock to pin: its name and the uncovered servers it covers, in report order.
+pub struct LockGroup<'r> {
+    pub lock: String,
+    pub servers: Vec<&'r AuditedServer>,
+}
+
+impl<'r> LockGroup<'r> {
+    /// The server whose launch the pin line prints (every server of the group
+    /// starts the same thing).
+    pub fn first(&self) -> Option<&'r AuditedServer> {
+        self.servers.first().copied()
+    }
+}
+
+/// The uncovered servers grouped by lock name, in the order each name first
+/// appears: the assigned names, or, for servers the caller did not assign, names
+/// computed like [`assign_lock_names`] would (without the disk check).
+pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
     let assigned: HashSet<&str> = report
         .uncovered()
         .filter_map(|s| s.lock_name.as_deref())
         .collect();
     let is_assigned = |c: &str| assigned.contains(c);
     let mut namer = LockNamer::new(&is_assigned);
-    report
-        .uncovered()
-        .map(|s| {
-            let name = match &s.lock_name {
-                Some(n) => n.clone(),
-                None => namer.name(&s.name),
-            };
-            (s, name)
-        })
-        .collect()
+    let mut by_launch: HashMap<LaunchKey, String> = HashMap::new();
+    let mut groups: Vec<LockGroup<'_>> = Vec::new();
+    let mut index_of: HashMap<String, usize> = HashMap::new();
+    for (i, s) in report.servers.iter().enumerate() {
+        if s.coverage != Coverage::None {
+            continue;
+        }
+        let name = match &s.lock_name {
+            Some(n) => n.clone(),
+            None => by_launch
+                .entry(launch_key(s, i))
+                .or_insert_with(|| namer.name(&s.name))
+                .clone(),
+        };
+        match index_of.get(&name) {
+            Some(&g) => {
+                if let Some(group) = groups.get_mut(g) {
+                    group.servers.push(s);
+                }
+            }
+            None => {
+                index_of.insert(name.clone(), groups.len());
+                groups.push(LockGroup {
+                    lock: name,
+                    servers: vec![s],
+                });
+            }
+        }
+    }
+    groups
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::render::next_steps::tests::{report, server};
+
+    /// An uncovered server of its own launch (its own URL).
+    fn distinct(name: &str, i: usize) -> AuditedServer {
+        let mut s = server(name, Coverage::None);
+        s.spec = crate::model::ServerSpec::remote(&format!("https://h{i}.example.com/mcp"));
+        s
+    }
 
     #[test]
     fn slugs() {
@@ -245,10 +375,7 @@ mod tests {
 
     #[test]
     fn collision_in_run_gets_hash_suffix() {
-        let mut r = report(vec![
-            server("a/b", Coverage::None),
-            server("a-b", Coverage::None),
-        ]);
+        let mut r = report(vec![distinct("a/b", 0), distinct("a-b", 1)]);
         assign_lock_names(&mut r, &|_| false);
         assert_eq!(
             names(&r),
@@ -317,7 +444,7 @@ mod tests {
         .collect();
         let mut servers = Vec::new();
         for i in 0..150 {
-            servers.push(server(if i % 7 == 3 { "GH" } else { "gh" }, Coverage::None));
+            servers.push(distinct(if i % 7 == 3 { "GH" } else { "gh" }, i));
         }
         let mut r = report(servers);
         assign_lock_names(&mut r, &|c| on_disk.contains(c));
@@ -332,19 +459,103 @@ mod tests {
 
     #[test]
     fn unassigned_names_are_computed_for_printing() {
-        let mut r = report(vec![
-            server("a-b", Coverage::None),
-            server("a/b", Coverage::None),
-        ]);
+        let mut r = report(vec![distinct("a-b", 0), distinct("a/b", 1)]);
         r.servers[0].lock_name = Some("a-b.warden.lock".into());
-        let got: Vec<String> = uncovered_with_lock_names(&r)
-            .into_iter()
-            .map(|(_, n)| n)
-            .collect();
+        let got: Vec<String> = uncovered_groups(&r).into_iter().map(|g| g.lock).collect();
         assert_eq!(got[0], "a-b.warden.lock");
         assert_eq!(
             got[1],
             format!("a-b-{}.warden.lock", &sha256_hex("a/b")[..6])
         );
+    }
+
+    fn stdio(name: &str, args: &[&str], env: &[&str]) -> AuditedServer {
+        let mut s = server(name, Coverage::None);
+        s.spec = crate::model::ServerSpec::stdio("npx", args).with_env(
+            env.iter()
+                .map(|k| (k.to_string(), format!("value of {k} in {name}")))
+                .collect(),
+        );
+        s
+    }
+
+    #[test]
+    fn one_launch_in_nine_projects_is_one_lock() {
+        let mut servers: Vec<AuditedServer> = (0..9)
+            .map(|i| {
+                let mut s = stdio("memory", &["-y", "pkg@1.2.3"], &["TOKEN", "DEBUG"]);
+                s.target = format!("~/.claude.json#projects[/p{i}]#memory").into();
+                s
+            })
+            .collect();
+        // The same launch under another name, and with the env names in another order.
+        servers.push(stdio("mem", &["-y", "pkg@1.2.3"], &["DEBUG", "TOKEN"]));
+        // Near misses: each is its own launch.
+        servers.push(stdio("memory", &["-y", "pkg@1.2.4"], &["TOKEN", "DEBUG"]));
+        servers.push(stdio("memory", &["-y", "pkg@1.2.3"], &["TOKEN"]));
+        servers.push(stdio(
+            "memory",
+            &["-y", "pkg@1.2.3", ""],
+            &["TOKEN", "DEBUG"],
+        ));
+        let with_header = |v: &str| {
+            let mut s = server("remote", Coverage::None);
+            s.spec = crate::model::ServerSpec::remote("https://h.example.com/mcp")
+                .with_headers(vec![("X-Api-Key".into(), v.into())]);
+            s
+        };
+        servers.push(with_header("${A}"));
+        servers.push(with_header("${A}"));
+        servers.push(with_header("${B}"));
+        servers.push(server("remote", Coverage::None));
+        let nothing = |name: &str| {
+            let mut s = server(name, Coverage::None);
+            s.spec = crate::model::ServerSpec::default();
+            s
+        };
+        servers.push(nothing("x"));
+        servers.push(nothing("x"));
+        let mut r = report(servers);
+        assign_lock_names(&mut r, &|_| false);
+        let groups = uncovered_groups(&r);
+        let sizes: Vec<(String, usize)> = groups
+            .iter()
+            .map(|g| (g.lock.clone(), g.servers.len()))
+            .collect();
+        let h = |n: &str| sha256_hex(n)[..6].to_string();
+        assert_eq!(
+            sizes,
+            [
+                ("memory.warden.lock".to_string(), 10),
+                (format!("memory-{}.warden.lock", h("memory")), 1),
+                (
+                    format!("memory-{}.warden.lock", &sha256_hex("memory")[..7]),
+                    1
+                ),
+                (
+                    format!("memory-{}.warden.lock", &sha256_hex("memory")[..8]),
+                    1
+                ),
+                ("remote.warden.lock".to_string(), 2),
+                (format!("remote-{}.warden.lock", h("remote")), 1),
+                (
+                    format!("remote-{}.warden.lock", &sha256_hex("remote")[..7]),
+                    1
+                ),
+                ("x.warden.lock".to_string(), 1),
+                (format!("x-{}.warden.lock", h("x")), 1),
+            ]
+        );
+        // Every uncovered server has a name; distinct launches never share one.
+        let names: HashSet<&str> = groups.iter().map(|g| g.lock.as_str()).collect();
+        assert_eq!(names.len(), groups.len());
+        // Stable: the same report names the same way again.
+        let before: Vec<Option<String>> = r.servers.iter().map(|s| s.lock_name.clone()).collect();
+        assign_lock_names(&mut r, &|_| false);
+        assert_eq!(names_of(&r), before);
+    }
+
+    fn names_of(r: &Report) -> Vec<Option<String>> {
+        r.servers.iter().map(|s| s.lock_name.clone()).collect()
     }
 }

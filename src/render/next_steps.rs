@@ -1,6 +1,14 @@
-//! The Next steps block: one `# target` line and the `mcp-warden pin …` line (and,
-//! for a server that must be reviewed first, its `lock rotate` line) per uncovered
-//! server, then the CI snippet.
+//! The Next steps block: per launch of the uncovered servers (servers with the same
+//! launch share one lock, [`crate::render::lock_names`]), one `# target` line per
+//! server it covers and the `mcp-warden pin …` line (and, for a launch that must be
+//! reviewed first, its `lock rotate` line), then the CI snippet with one check step
+//! per lock.
+//!
+//! A line works as printed once the variables it names are exported: each env key
+//! of a stdio server is passed with `--env KEY` and each header of a URL server with
+//! `--header 'Name: value'` in `pin`'s `${VAR}` syntax, a value holding a
+//! credential replaced by a `${NAME}` placeholder ([`crate::pin::configured`]). No
+//! env value and no credential is printed.
 //!
 //! Everything here is printed raw: no markup, no colour, no emoji substitution, and
 //! never wrapped or truncated to the terminal width, because the user copies it.
@@ -39,12 +47,21 @@
 //! (GitHub's own hardening advice for untrusted input), and a server with a word that
 //! contains `${{` gets no step at all, only a comment saying why. The install step
 //! names this package at the exact version that printed the snippet.
+//!
+//! Each variable a check line passes (`--env NAME`, the `${NAME}`s of its headers)
+//! is set in the step's `env:` map from the repository secret of that name
+//! (`MCP_` before a `GITHUB_` name, which GitHub reserves): `NAME: ${{
+//! secrets.NAME }}` is the one expression the snippet writes, our text around a
+//! name checked to be `[A-Za-z_][A-Za-z0-9_]*`. Headers pass through `env:` like
+//! every other non-bare word. A variable named like the step's own `MCP_WARDEN_…`
+//! variables gets the server a comment instead of a step.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::model::{AuditedServer, Report, Scope, ServerSpec};
-use crate::render::lock_names::uncovered_with_lock_names;
+use crate::pin::configured::{pin_env, pin_headers, PinHeader};
+use crate::render::lock_names::{uncovered_groups, LockGroup};
 use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
@@ -110,6 +127,24 @@ struct Launch<'a> {
     words: Vec<Word<'a>>,
     /// The argv goes after `--` because a word could be read as pin's own option.
     needs_separator: bool,
+    /// `--env NAME` for each (plain names only).
+    env: Vec<String>,
+    /// `--header 'K: V'` for each, in `pin`'s syntax, without a credential.
+    headers: Vec<PinHeader>,
+    /// Env or header names that are not plain names: not printed, not passed.
+    unnamed: usize,
+}
+
+impl Launch<'_> {
+    /// The variables the user exports before running the lines: `--env` names and
+    /// the `${NAME}`s of the headers.
+    fn variables(&self) -> impl Iterator<Item = &str> {
+        self.env.iter().map(String::as_str).chain(
+            self.headers
+                .iter()
+                .flat_map(|h| h.variables.iter().map(String::as_str)),
+        )
+    }
 }
 
 fn arg_word(shown: Shown<'_>) -> Word<'_> {
@@ -125,12 +160,17 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
             Shown::Word(w) => Word::Config(w),
             Shown::Withheld => Word::Placeholder(REDACTED_URL),
         };
+        let headers = pin_headers(spec);
         return Launch {
             remote: true,
             words: vec![word],
             needs_separator: false,
+            env: Vec::new(),
+            headers: headers.headers,
+            unnamed: headers.unnamed,
         };
     }
+    let env = pin_env(spec);
     let (command, args) = shown_argv(spec.launch_command(), spec.args());
     let mut words = Vec::with_capacity(args.len() + 1);
     words.push(command.map_or(Word::Placeholder(MISSING_COMMAND), arg_word));
@@ -143,7 +183,32 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
         remote: false,
         words,
         needs_separator,
+        env: env.names,
+        headers: Vec::new(),
+        unnamed: env.unnamed,
     }
+}
+
+/// ` --env NAME` for each name and ` --header <h>` for each header, `header(i)`
+/// giving the printed form of header `i` (quoted, or an environment reference).
+fn push_pass_options<'h>(
+    line: &mut String,
+    launch: &Launch<'_>,
+    header: impl Fn(usize, &'h str) -> Cow<'h, str>,
+    headers: &'h [PinHeader],
+) {
+    for name in &launch.env {
+        line.push_str(" --env ");
+        line.push_str(name);
+    }
+    for (i, h) in headers.iter().enumerate() {
+        line.push_str(" --header ");
+        line.push_str(&header(i, &h.text));
+    }
+}
+
+fn quoted_header(_: usize, text: &str) -> Cow<'_, str> {
+    quote(text)
 }
 
 /// `--url <url>`, or `--url=<url>` when the printed URL starts with `-` and would
@@ -173,7 +238,9 @@ fn push_words<'w>(line: &mut String, words: impl Iterator<Item = Cow<'w, str>>) 
 ///   argv could be read as one of `pin`'s options;
 /// * remote: `mcp-warden pin --url <url> [--approve …] --lock <name>`.
 ///
-/// `env` and `headers` never appear.
+/// Each env name that is a plain variable name adds `--env NAME` and each header of
+/// a remote server `--header 'Name: value'` in `pin`'s `${VAR}` syntax (see
+/// [`crate::pin::configured`]); no env value and no credential ever appears.
 pub fn pin_command(spec: &ServerSpec, lock_name: &str, approval: Approval) -> String {
     let mut line = String::new();
     push_pin_line(&mut line, &launch(spec), lock_name, approval);
@@ -182,19 +249,19 @@ pub fn pin_command(spec: &ServerSpec, lock_name: &str, approval: Approval) -> St
 
 fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, approval: Approval) {
     let push_tail = |line: &mut String| {
+        push_pass_options(line, launch, quoted_header, &launch.headers);
         if approval == Approval::AtPin {
-            line.push_str("--approve --approver ");
+            line.push_str(" --approve --approver ");
             line.push_str(APPROVER_PLACEHOLDER);
-            line.push(' ');
         }
-        line.push_str("--lock ");
+        line.push_str(" --lock ");
         line.push_str(&quote(lock_name));
     };
-    line.push_str("mcp-warden pin ");
+    line.push_str("mcp-warden pin");
     if launch.remote {
         if let Some(url) = launch.words.first() {
-            push_url_option(line, url, &url.quoted());
             line.push(' ');
+            push_url_option(line, url, &url.quoted());
         }
         push_tail(line);
     } else if launch.needs_separator {
@@ -202,8 +269,8 @@ fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, approv
         line.push_str(" -- ");
         push_words(line, launch.words.iter().map(Word::quoted));
     } else {
-        push_words(line, launch.words.iter().map(Word::quoted));
         line.push(' ');
+        push_words(line, launch.words.iter().map(Word::quoted));
         push_tail(line);
     }
 }
@@ -223,16 +290,18 @@ pub fn check_command(spec: &ServerSpec, lock_name: &str) -> String {
     let launch = launch(spec);
     let words: Vec<Cow<'_, str>> = launch.words.iter().map(Word::quoted).collect();
     let mut line = String::new();
-    push_check_line(&mut line, &launch, &words, lock_name);
+    push_check_line(&mut line, &launch, &words, quoted_header, lock_name);
     line
 }
 
 /// `check` with each word already in its printed form (`words[i]` for
-/// `launch.words[i]`): quoted for a terminal, or an environment reference in CI.
-fn push_check_line(
+/// `launch.words[i]`, `header(i, text)` for header `i`): quoted for a terminal, or
+/// an environment reference in CI.
+fn push_check_line<'h>(
     line: &mut String,
-    launch: &Launch<'_>,
+    launch: &'h Launch<'_>,
     words: &[Cow<'_, str>],
+    header: impl Fn(usize, &'h str) -> Cow<'h, str>,
     lock_name: &str,
 ) {
     line.push_str("mcp-warden check ");
@@ -240,11 +309,13 @@ fn push_check_line(
         if let (Some(url), Some(shown)) = (launch.words.first(), words.first()) {
             push_url_option(line, url, shown);
         }
+        push_pass_options(line, launch, header, &launch.headers);
         line.push_str(" --lock ");
         line.push_str(&quote(lock_name));
     } else {
         line.push_str("--lock ");
         line.push_str(&quote(lock_name));
+        push_pass_options(line, launch, header, &launch.headers);
         line.push_str(if launch.needs_separator { " -- " } else { " " });
         push_words(line, words.iter().cloned());
     }
@@ -296,19 +367,47 @@ fn env_name(launch: &Launch<'_>, i: usize) -> String {
     }
 }
 
-/// One `check` step for `launch`: bare words inline, every other config word through
-/// `env:`; no step when a config word holds an expression opener.
+/// The prefix of the names this snippet gives its own step variables.
+const OWN_VARIABLE_PREFIX: &str = "MCP_WARDEN_";
+
+/// The repository secret a CI step takes variable `name` from: `name` itself, or
+/// `MCP_<name>` for a name GitHub does not allow as a secret's (`GITHUB_…`).
+pub fn secret_name(name: &str) -> String {
+    if name.to_ascii_uppercase().starts_with("GITHUB_") {
+        format!("MCP_{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// One `check` step for `launch`: bare words inline, every other config word
+/// (and every header) through `env:`, each variable the line needs from a
+/// repository secret; no step when a config word holds an expression opener or
+/// a variable name would collide with the step's own.
 fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
     let has_expression = launch
         .words
         .iter()
-        .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)));
+        .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)))
+        || launch
+            .headers
+            .iter()
+            .any(|h| h.text.contains(EXPRESSION_OPENER));
     if has_expression {
         buf.push_str("      # No step for ");
         buf.push_str(lock);
         buf.push_str(
             ": a launch value of this server contains a GitHub Actions expression opener, which Actions would evaluate once committed; fix the config first.\n",
         );
+        return;
+    }
+    if launch
+        .variables()
+        .any(|v| v.to_ascii_uppercase().starts_with(OWN_VARIABLE_PREFIX))
+    {
+        buf.push_str("      # No step for ");
+        buf.push_str(lock);
+        buf.push_str(": a variable of this server is named like the step's own MCP_WARDEN_ variables; rename it in the config first.\n");
         return;
     }
     if launch
@@ -320,7 +419,18 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
         );
     }
-    let mut env: Vec<(String, &str)> = Vec::new();
+    // (name, YAML value already in its printed form)
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for v in launch.variables() {
+        if !seen.contains(&v) {
+            seen.push(v);
+            env.push((
+                v.to_string(),
+                format!("${{{{ secrets.{} }}}}", secret_name(v)),
+            ));
+        }
+    }
     let words: Vec<Cow<'_, str>> = launch
         .words
         .iter()
@@ -329,12 +439,19 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             Word::Config(c) if !is_bare(c) => {
                 let name = env_name(launch, i);
                 let reference = Cow::Owned(format!("\"${name}\""));
-                env.push((name, c.as_ref()));
+                env.push((name, yaml_single_quoted(c)));
                 reference
             }
             other => other.quoted(),
         })
         .collect();
+    for (i, h) in launch.headers.iter().enumerate() {
+        env.push((
+            format!("MCP_WARDEN_HEADER_{i}"),
+            yaml_single_quoted(&h.text),
+        ));
+    }
+    let header_ref = |i: usize, _: &str| Cow::Owned(format!("\"$MCP_WARDEN_HEADER_{i}\""));
     buf.push_str("      - name: Check ");
     buf.push_str(lock);
     buf.push('\n');
@@ -342,45 +459,91 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         buf.push_str("        env:\n");
         for (name, value) in &env {
             buf.push_str("          ");
-            buf.push_str(name);
+            buf.push_str(&yaml_key(name));
             buf.push_str(": ");
-            buf.push_str(&yaml_single_quoted(value));
+            buf.push_str(value);
             buf.push('\n');
         }
     }
     buf.push_str("        run: |\n          ");
-    push_check_line(buf, launch, &words, lock);
+    push_check_line(buf, launch, &words, header_ref, lock);
     buf.push('\n');
 }
 
-/// The Next steps block for every uncovered server, in report order; nothing when
-/// every server is covered. Starts with the `Next steps — …` line (the caller
-/// separates it from what precedes) and ends with the CI snippet.
+/// A plain variable name as a YAML mapping key: quoted when YAML would read the
+/// bare word as something other than a string (`on`, `yes`, `null`, …).
+fn yaml_key(name: &str) -> Cow<'_, str> {
+    const SPECIAL: &[&str] = &["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
+    if SPECIAL.contains(&name.to_ascii_lowercase().as_str()) {
+        Cow::Owned(yaml_single_quoted(name))
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
+/// Approval of a lock shared by `group`: at pin time only when every server of it
+/// would get it.
+fn group_approval(report: &Report, group: &LockGroup<'_>) -> Approval {
+    if group
+        .servers
+        .iter()
+        .all(|s| approval_for(report, s) == Approval::AtPin)
+    {
+        Approval::AtPin
+    } else {
+        Approval::AfterReview
+    }
+}
+
+/// The note on variables, printed once when any line names one.
+pub const VARIABLES_NOTE: &str = "  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)\n";
+
+/// The note on withheld headers.
+pub const WITHHELD_HEADER_NOTE: &str = "  (a header whose value holds a credential is printed as --header 'Name: ${NAME}': export NAME as that header's whole value from the config)\n";
+
+/// The Next steps block for every uncovered server, in report order, one pin line
+/// per launch with the targets it covers above it; nothing when every server is
+/// covered. Starts with the `Next steps — …` line (the caller separates it from
+/// what precedes) and ends with the CI snippet.
 pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let uncovered = uncovered_with_lock_names(report);
-    if uncovered.is_empty() {
+    let groups = uncovered_groups(report);
+    if groups.is_empty() {
         return Ok(());
     }
+    let servers: usize = groups.iter().map(|g| g.servers.len()).sum();
     let mut buf = String::with_capacity(2 * FLUSH_AT);
-    buf.push_str(&format!(
-        "Next steps — {} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
-        uncovered.len()
-    ));
-    // Masking and quoting are decided once per server and shared by every line.
-    let mut launches: Vec<Launch<'_>> = Vec::with_capacity(uncovered.len());
+    if servers == groups.len() {
+        buf.push_str(&format!(
+            "Next steps — {servers} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
+        ));
+    } else {
+        buf.push_str(&format!(
+            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (its pin line follows the targets it covers), commit the lock, then wire the check into CI:\n",
+            groups.len()
+        ));
+    }
+    // Masking and quoting are decided once per launch and shared by every line.
+    let mut launches: Vec<Launch<'_>> = Vec::with_capacity(groups.len());
     let mut any_after_review = false;
-    for (server, lock) in &uncovered {
-        let shown = launch(&server.spec);
-        let approval = approval_for(report, server);
-        buf.push_str("  # ");
-        buf.push_str(&quote(&display(&server.target)));
-        buf.push_str("\n  ");
-        push_pin_line(&mut buf, &shown, lock, approval);
+    for group in &groups {
+        let Some(first) = group.first() else {
+            continue;
+        };
+        let shown = launch(&first.spec);
+        let approval = group_approval(report, group);
+        for server in &group.servers {
+            buf.push_str("  # ");
+            buf.push_str(&quote(&display(&server.target)));
+            buf.push('\n');
+            flush_if_full(&mut buf, out)?;
+        }
+        buf.push_str("  ");
+        push_pin_line(&mut buf, &shown, &group.lock, approval);
         buf.push('\n');
         if approval == Approval::AfterReview {
             any_after_review = true;
             buf.push_str("  ");
-            buf.push_str(&rotate_command(lock));
+            buf.push_str(&rotate_command(&group.lock));
             buf.push('\n');
         }
         launches.push(shown);
@@ -391,21 +554,28 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
             "  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)\n",
         );
     }
-    if uncovered
+    if launches.iter().any(|l| l.variables().next().is_some()) {
+        buf.push_str(VARIABLES_NOTE);
+    }
+    if launches
         .iter()
-        .any(|(s, _)| s.spec.remote_url().is_none() && !s.spec.env().is_empty())
+        .any(|l| l.headers.iter().any(|h| h.withheld))
     {
-        buf.push_str(
-            "  (env values are never printed: export the ones a server needs in your shell before pinning it)\n",
-        );
+        buf.push_str(WITHHELD_HEADER_NOTE);
+    }
+    let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
+    if unnamed > 0 {
+        buf.push_str(&format!(
+            "  ({unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them)\n"
+        ));
     }
     buf.push('\n');
     buf.push_str(&format!(
-        "Then in CI (one check step per pinned server), e.g. as {WORKFLOW_PATH}:\n"
+        "Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as {WORKFLOW_PATH}:\n"
     ));
     push_ci_header(&mut buf);
-    for ((_, lock), shown) in uncovered.iter().zip(&launches) {
-        push_ci_step(&mut buf, lock, shown);
+    for (group, shown) in groups.iter().zip(&launches) {
+        push_ci_step(&mut buf, &group.lock, shown);
         flush_if_full(&mut buf, out)?;
     }
     out.write_all(buf.as_bytes())
@@ -520,7 +690,8 @@ pub(crate) mod tests {
                 tail("r")
             )
         );
-        // A URL wins over a command; env and headers never appear.
+        // A URL wins over a command; env never appears for a remote server, and a
+        // header with a literal credential is a placeholder to export.
         let both = crate::engines::tests::spec_of(crate::protocol::ServerBody {
             url: Some("http://mcp.example.com/sse".into()),
             command: Some("npx".into()),
@@ -532,11 +703,12 @@ pub(crate) mod tests {
         assert_eq!(
             line,
             format!(
-                "mcp-warden pin --url http://mcp.example.com/sse {}",
+                "mcp-warden pin --url http://mcp.example.com/sse --header 'Authorization: ${{AUTHORIZATION}}' {}",
                 tail("remote")
             )
         );
         assert!(!line.contains(GHP_ENG) && !line.contains("Bearer"));
+        assert!(!line.contains("--env"));
         // Missing command: nothing starts, so only the placeholder is shown.
         assert_eq!(
             pin_command(&stdio("", &["x y"]), "s.warden.lock", Approval::AtPin),
@@ -704,7 +876,12 @@ pub(crate) mod tests {
         project.source = 1;
         let mut explicit = server("explicit", Coverage::None);
         explicit.source = 2;
-        let mut r = report(vec![user, flagged, high, project, explicit]);
+        let mut servers = vec![user, flagged, high, project, explicit];
+        for s in &mut servers {
+            // Five launches, not one: each its own endpoint.
+            s.spec = remote(&format!("https://{}.example.com/mcp", s.name));
+        }
+        let mut r = report(servers);
         for (scope, label) in [
             (Scope::Project, ".mcp.json"),
             (Scope::Explicit, "mine.json"),
@@ -861,14 +1038,14 @@ pub(crate) mod tests {
         let expected = format!("\
 Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
   # '~/.cursor/mcp.json#gh'
-  mcp-warden pin npx -y @modelcontextprotocol/server-github --approve --approver you@example.com --lock gh.warden.lock
+  mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --approve --approver you@example.com --lock gh.warden.lock
   # '~/.cursor/mcp.json#x; touch pwned > out'
   mcp-warden pin --approve --approver you@example.com --lock evil.warden.lock -- srv --json 'a: b #c' \"'\"'q'\"'\"
   # '~/.cursor/mcp.json#remote'
   mcp-warden pin --url https://h.example.com/mcp --approve --approver you@example.com --lock remote.warden.lock
-  (env values are never printed: export the ones a server needs in your shell before pinning it)
+  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${{NAME}} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)
 
-Then in CI (one check step per pinned server), e.g. as .github/workflows/mcp-warden.yml:
+Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as .github/workflows/mcp-warden.yml:
 # .github/workflows/mcp-warden.yml
 name: mcp-warden
 on: [push, pull_request]
@@ -884,8 +1061,10 @@ jobs:
       - name: Install mcp-warden
         run: cargo install mcp-warden-cli --locked --version {v}
       - name: Check gh.warden.lock
+        env:
+          GITHUB_TOKEN: ${{{{ secrets.MCP_GITHUB_TOKEN }}}}
         run: |
-          mcp-warden check --lock gh.warden.lock npx -y @modelcontextprotocol/server-github
+          mcp-warden check --lock gh.warden.lock --env GITHUB_TOKEN npx -y @modelcontextprotocol/server-github
       - name: Check evil.warden.lock
         env:
           MCP_WARDEN_ARG_2: 'a: b #c'
@@ -1129,5 +1308,156 @@ jobs:
             Some(3)
         );
         assert!(!text.contains(GHP_ENG));
+    }
+
+    #[test]
+    fn rule_help_and_fix_texts_use_the_one_approver_placeholder() {
+        let mut seen = 0;
+        for rule in crate::rules::RULES {
+            for text in [rule.help, rule.short] {
+                let mut rest = text;
+                while let Some(at) = rest.find("--approver") {
+                    rest = &rest[at + "--approver".len()..];
+                    let word = rest
+                        .trim_start_matches([' ', '='])
+                        .split(|c: char| c.is_whitespace() || c == ')')
+                        .next()
+                        .unwrap_or_default();
+                    assert_eq!(word, APPROVER_PLACEHOLDER, "{:?}: {text}", rule.id);
+                    seen += 1;
+                }
+            }
+        }
+        // Today no rule text names one; a future one must use the placeholder.
+        let _ = seen;
+        assert_eq!(
+            rotate_command("x.warden.lock"),
+            format!("mcp-warden lock rotate x.warden.lock --approver {APPROVER_PLACEHOLDER}")
+        );
+    }
+
+    #[test]
+    fn one_launch_in_many_projects_is_one_line_and_one_step_below_its_targets() {
+        let mut servers = Vec::new();
+        for i in 0..9 {
+            let mut s = server("memory", Coverage::None);
+            s.target = format!("~/.claude.json#projects[/p{i}]#memory").into();
+            s.spec = stdio("npx", &["-y", "pkg@1.2.3"])
+                .with_env(vec![("API_TOKEN".into(), format!("secret-{i}"))]);
+            servers.push(s);
+        }
+        let mut r = report(servers);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert_eq!(text.matches("mcp-warden pin ").count(), 1, "{text}");
+        assert!(
+            text.starts_with(
+                "Next steps — 9 server(s) have no warden.lock; 1 launch(es) among them."
+            ),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..9 {
+            assert_eq!(
+                lines[1 + i],
+                format!("  # '~/.claude.json#projects[/p{i}]#memory'")
+            );
+        }
+        assert_eq!(
+            lines[10],
+            "  mcp-warden pin npx -y pkg@1.2.3 --env API_TOKEN --approve --approver you@example.com --lock memory.warden.lock"
+        );
+        let wf = workflow(&text);
+        let steps = wf["jobs"]["mcp-check"]["steps"]
+            .as_vec()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(steps.len(), 3, "{text}");
+        assert_eq!(
+            steps[2]["env"]["API_TOKEN"].as_str(),
+            Some("${{ secrets.API_TOKEN }}")
+        );
+        assert!(!text.contains("secret-"), "{text}");
+    }
+
+    #[test]
+    fn env_names_pass_as_plain_words_and_hostile_ones_never_print() {
+        let mut s = server("s", Coverage::None);
+        s.spec = stdio("node", &["x.js"]).with_env(
+            [
+                "GITHUB_TOKEN",
+                "on",
+                "$(touch P)",
+                "A;B",
+                "--lock",
+                "${{ secrets.X }}",
+                "A\nB",
+            ]
+            .iter()
+            .map(|k| (k.to_string(), "v".to_string()))
+            .collect(),
+        );
+        let mut r = report(vec![s]);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert!(
+            text.contains("  mcp-warden pin node x.js --env GITHUB_TOKEN --env on --approve"),
+            "{text}"
+        );
+        for hostile in ["touch", "A;B", "--env --lock", "secrets.X", "A\nB"] {
+            assert!(!text.contains(hostile), "{hostile}: {text}");
+        }
+        assert!(
+            text.contains("(5 env or header name(s) are not plain names"),
+            "{text}"
+        );
+        let wf = workflow(&text);
+        let step = &wf["jobs"]["mcp-check"]["steps"][2];
+        assert_eq!(
+            step["env"]["GITHUB_TOKEN"].as_str(),
+            Some("${{ secrets.MCP_GITHUB_TOKEN }}")
+        );
+        // `on` is quoted, so YAML reads it as the string key it is.
+        assert_eq!(step["env"]["on"].as_str(), Some("${{ secrets.on }}"));
+        assert_eq!(
+            step["run"].as_str().map(str::trim_end),
+            Some("mcp-warden check --lock s.warden.lock --env GITHUB_TOKEN --env on node x.js")
+        );
+    }
+
+    #[test]
+    fn headers_reach_ci_through_env_with_their_variables_from_secrets() {
+        let mut s = server("api", Coverage::None);
+        s.spec = remote("https://h.example.com/mcp").with_headers(vec![
+            ("X-Api-Key".into(), "${FM_KEY}".into()),
+            ("Authorization".into(), format!("Bearer {GHP_ENG}")),
+        ]);
+        let mut r = report(vec![s]);
+        assign_lock_names(&mut r, &|_| false);
+        let text = render_to_string(&r);
+        assert!(!text.contains(GHP_ENG), "{text}");
+        assert!(
+            text.contains("  mcp-warden pin --url https://h.example.com/mcp --header 'X-Api-Key: ${FM_KEY}' --header 'Authorization: ${AUTHORIZATION}' --approve"),
+            "{text}"
+        );
+        assert!(text.contains(WITHHELD_HEADER_NOTE), "{text}");
+        let wf = workflow(&text);
+        let step = &wf["jobs"]["mcp-check"]["steps"][2];
+        assert_eq!(
+            step["env"]["FM_KEY"].as_str(),
+            Some("${{ secrets.FM_KEY }}")
+        );
+        assert_eq!(
+            step["env"]["AUTHORIZATION"].as_str(),
+            Some("${{ secrets.AUTHORIZATION }}")
+        );
+        assert_eq!(
+            step["env"]["MCP_WARDEN_HEADER_0"].as_str(),
+            Some("X-Api-Key: ${FM_KEY}")
+        );
+        assert_eq!(
+            command_of(step),
+            check_command(&r.servers[0].spec, "api.warden.lock")
+        );
     }
 }

@@ -101,6 +101,7 @@ pub fn render(
     out: &mut dyn Write,
     style: TextStyle,
     outcome: Outcome,
+    after_next_steps: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     // Disabled servers (Codex `enabled = false`, JSON `disabled: true`) are audited
     // and listed, but never counted as running.
@@ -170,6 +171,7 @@ pub fn render(
         writeln!(out)?;
         render_next_steps(report, out)?;
     }
+    after_next_steps(out)?;
     let scope = Scope {
         files: report.files_read,
         locks: true,
@@ -215,7 +217,7 @@ mod tests {
             pin_follows: false,
             fail_on_option: true,
         };
-        render(r, &mut buf, style, outcome).unwrap_or_else(|e| panic!("{e}"));
+        render(r, &mut buf, style, outcome, &mut |_| Ok(())).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -519,7 +521,7 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
             }
             let next = &text[text.find("Next steps").unwrap_or(0)..];
             assert!(next.lines().any(|l| l
-                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock"));
+                == "  mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --lock gh.warden.lock"));
         }
     }
 

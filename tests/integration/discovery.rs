@@ -86,9 +86,11 @@ fn darwin_fake_home_reports_every_client_and_redacts_the_token() {
     assert_eq!(
         run.pin_lines(),
         [
-            "mcp-warden pin --url https://h.example.com --approve --approver you@example.com --lock ok.warden.lock",
+            // The header's `${T}` is passed for pin to expand; the env value never
+            // appears, only the name pin passes on.
+            "mcp-warden pin --url https://h.example.com --header 'Authorization: Bearer ${T}' --approve --approver you@example.com --lock ok.warden.lock",
             // Flagged critical / high: pinned unapproved, approved after review.
-            "mcp-warden pin npx -y @modelcontextprotocol/server-github --lock gh.warden.lock",
+            "mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --lock gh.warden.lock",
             "mcp-warden pin --url http://mcp.example.com/sse --lock remote.warden.lock",
         ]
     );

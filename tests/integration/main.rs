@@ -7,6 +7,7 @@ mod bounded;
 
 mod approval;
 mod approval_hostile;
+mod as_printed;
 mod audit;
 mod clients;
 mod corpus_clients;

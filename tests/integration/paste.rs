@@ -10,7 +10,8 @@
 //! * No credential from a config reaches any channel: stdout, stderr, JSONL, SARIF,
 //!   Next steps, the CI snippet, `auth audit`, `doctor --pin` failure lines, `pin`
 //!   and `check` errors — whatever the credential's word shape.
-//! * The CI snippet parses as YAML, no `run:` or `env:` holds `${{`, and it installs
+//! * The CI snippet parses as YAML, no `run:` holds `${{`, the only `${{` of an
+//!   `env:` value is a whole `${{ secrets.NAME }}` of a plain name, and it installs
 //!   this package at this version.
 
 use std::collections::BTreeSet;
@@ -178,6 +179,14 @@ fn hostile_home(env: &Env) {
             // Words that only a client's expansion makes hostile (Claude Code applies
             // the defaults; VS Code's reader keeps them literally: two readings).
             "exp": {"command": "${R:-node}", "args": ["${A:-$(touch P)}", "${B:-a;touch P}", "${C:-`touch P`}"]},
+            // Env keys and headers become `--env NAME` and `--header '…'`: hostile
+            // names are left out, hostile values quoted or withheld.
+            "envs": {"command": "node", "args": ["e.js"], "env": {
+                "OK_NAME": "v", "$(touch P)": "1", "X;touch P": "1", "--lock": "x", "A B": "1",
+                "MCP_WARDEN_ARG_0": "x", "on": "1"}},
+            "hdrs": {"url": "https://h.example/mcp", "headers": {
+                "X-Api-Key": "${FM_KEY}", "X-Q": "a'b;$(touch P)`touch P`", "X`touch P`": "v",
+                "X-Expr": "${{ secrets.AWS_SECRET_ACCESS_KEY }}", "Authorization": "Bearer ${T} x"}},
             // A command beside a URL: a stdio and a `#url` reading, each pinned.
             "both": {"command": "node", "args": ["'; touch P; '"], "url": "https://x.example/a;touch%20P?x=$(touch P)"},
         }})
@@ -411,7 +420,9 @@ fn the_ci_snippet_from_the_binary_holds_no_expression_and_installs_this_version(
     // The report's summary follows the snippet.
     let end = run.stdout.rfind("\nSummary:").unwrap_or(run.stdout.len());
     let snippet = &run.stdout[start..end];
-    assert!(!snippet.contains("${{"), "{snippet}");
+    // The only expressions are the snippet's own secret references.
+    let secret_ref =
+        regex::Regex::new(r"^\$\{\{ secrets\.[A-Za-z_][A-Za-z0-9_]* \}\}$").expect("regex");
     let docs = YamlLoader::load_from_str(snippet).unwrap_or_else(|e| panic!("{e}\n{snippet}"));
     let steps = docs[0]["jobs"]["mcp-check"]["steps"]
         .as_vec()
@@ -433,7 +444,8 @@ fn the_ci_snippet_from_the_binary_holds_no_expression_and_installs_this_version(
         if let Some(env) = step["env"].as_hash() {
             for (_, v) in env {
                 let v = v.as_str().unwrap_or_default();
-                assert!(!v.contains("${{") && !v.contains(SECRET), "{v}");
+                assert!(!v.contains(SECRET), "{v}");
+                assert!(!v.contains("${{") || secret_ref.is_match(v), "{v}");
             }
         }
     }

@@ -130,11 +130,33 @@ fn pin_yes_writes_an_unapproved_lock_that_the_next_run_reports() {
     let c = config.to_str().expect("utf-8");
     let run = env.doctor(&["--no-discover", "--config", c, "--pin", "--yes"]);
     run.expect_code(1);
+    // What --pin did, not what it was about to do: the report describes the state
+    // after pinning (the lock is there, unapproved), with no Next steps block asking
+    // to pin what was just pinned.
+    let block = format!(
+        "doctor --pin — pinned 1 of 1 launch(es) into unapproved locks in the current directory:
+  # '{c}#clean'
+  #   pinned into clean.warden.lock, unapproved: review it, approve it, then check it (and commit it)
+  mcp-warden lock rotate clean.warden.lock --approver you@example.com
+  mcp-warden check --lock clean.warden.lock python3 {} {}
+",
+        server_py(),
+        env.root().join("surface.json").display()
+    );
+    // The block ends the report, before its summary.
+    let before_summary = &run.stdout[..run.stdout.rfind("\nSummary:").unwrap_or(run.stdout.len())];
     assert!(
-        run.stdout.contains("-> clean.warden.lock (unapproved). Approve with: mcp-warden lock rotate clean.warden.lock --approver you@example.com"),
+        before_summary.ends_with(&block),
         "{}{}",
         run.stdout,
         run.stderr
+    );
+    assert!(!run.stdout.contains("Next steps"), "{}", run.stdout);
+    assert!(!run.stdout.contains("WRD-DOCTOR-NO-LOCK"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("WRD-DOCTOR-LOCK-UNAPPROVED"),
+        "{}",
+        run.stdout
     );
     let lock: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(env.work().join("clean.warden.lock")).expect("lock written"),
@@ -164,8 +186,17 @@ fn pin_with_json_keeps_stdout_pure() {
         "--json",
     ]);
     run.expect_code(1);
-    assert_eq!(run.jsonl().len(), 1);
-    assert!(run.stderr.contains("pinned "), "{}", run.stderr);
+    let records = run.jsonl();
+    assert_eq!(
+        run.rule_ids(),
+        ["WRD-DOCTOR-LOCK-UNAPPROVED"],
+        "{records:?}"
+    );
+    assert!(
+        run.stderr.contains("pinned into clean.warden.lock"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -185,7 +216,23 @@ fn capture_failure_is_exit_two_and_writes_nothing() {
         "5",
     ]);
     run.expect_code(2);
-    assert!(run.stderr.contains("pin failed"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("doctor --pin — pinned 0 of 1 launch(es)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  #   not pinned: 'capture failed: "),
+        "{}",
+        run.stdout
+    );
+    // The server is still uncovered: its pin line is still printed, for the user.
+    assert!(
+        run.stdout.contains("Next steps — 1 server(s)"),
+        "{}",
+        run.stdout
+    );
     assert!(locks_in(&env.work()).is_empty());
 }
 
@@ -235,6 +282,19 @@ fn servers_launch_with_their_env_and_project_directory() {
         json!({"mcpServers": {"s": {"command": "python3", "args": [server_py(), surf], "env": {"WARDEN_FIXTURE_VALUE": "from-config"}}}})
             .to_string(),
     );
+    let names = pinned_tool_names(&env, &config, "s.warden.lock");
+    assert!(names.iter().any(|n| n == "from-config"), "{names:?}");
+    let base = project
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(names.contains(&format!("cwd:{base}")), "{names:?}");
+}
+
+/// `doctor --no-discover --config CONFIG --pin --yes` (exit 1: the new lock is
+/// unapproved), then the tool names of the lock it wrote.
+fn pinned_tool_names(env: &Env, config: &std::path::Path, lock: &str) -> Vec<String> {
     let run = env.doctor(&[
         "--no-discover",
         "--config",
@@ -244,22 +304,40 @@ fn servers_launch_with_their_env_and_project_directory() {
     ]);
     run.expect_code(1);
     let lock: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(env.work().join("s.warden.lock")).expect("lock"),
+        &std::fs::read_to_string(env.work().join(lock)).expect("lock written"),
     )
     .expect("json");
-    let names: Vec<&str> = lock["tools"]
+    lock["tools"]
         .as_array()
         .expect("tools")
         .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    assert!(names.contains(&"from-config"), "{names:?}");
-    let base = project
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_string();
-    assert!(names.contains(&format!("cwd:{base}").as_str()), "{names:?}");
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn env_references_are_expanded_from_the_environment_like_the_client() {
+    let mut env = Env::new();
+    env.extra_env
+        .push(("RAW_TOKEN".into(), "expanded-from-env".into()));
+    let surf = surface(&env, json!({"env_echo": "MCPW_CONFIG_VAR", "tools": []}));
+    // `.mcp.json` is Claude Code's (`${VAR}`); a VS Code file uses `${env:VAR}`.
+    for (file, reference) in [
+        ("work/a/.mcp.json", "${RAW_TOKEN}"),
+        ("work/b/.vscode/mcp.json", "${env:RAW_TOKEN}"),
+    ] {
+        let servers = json!({"echo": {"command": "python3", "args": [server_py(), surf],
+            "env": {"MCPW_CONFIG_VAR": reference}}});
+        let key = if file.ends_with(".vscode/mcp.json") {
+            "servers"
+        } else {
+            "mcpServers"
+        };
+        let config = env.write(file, json!({ key: servers }).to_string());
+        let names = pinned_tool_names(&env, &config, "echo.warden.lock");
+        assert_eq!(names, ["expanded-from-env"], "{file}");
+        std::fs::remove_file(env.work().join("echo.warden.lock")).expect("rm");
+    }
 }
 
 /// Drive the interactive prompt through a pseudo-terminal.

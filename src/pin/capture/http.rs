@@ -1,6 +1,19 @@
 //! Streamable HTTP transport: each client message is a POST; the answer is a
 //! JSON body or an SSE stream; `Mcp-Session-Id` and `MCP-Protocol-Version`
 //! ride along once the handshake set them.
+//!
+//! # Redirects
+//!
+//! A server at `…/mcp/` may answer `307` to `…/mcp`. Redirects are followed here,
+//! not by the HTTP client, so that every hop is checked: at most
+//! [`MAX_REDIRECTS`] per message, only to the same origin (scheme, host and port
+//! of the configured URL, so the headers, which may carry credentials, never leave
+//! it), never back to a URL already visited for that message. `307` and `308`
+//! repeat the POST with its body; `301` and `302` repeat it too (HTTP lets a client
+//! keep the method, and an MCP message means nothing as a GET); `303` is followed
+//! with a GET, as HTTP defines it. After a `301` or `308` the new URL is used for
+//! the messages that follow. A refused redirect names where it pointed, through
+//! [`display_url`] and [`crate::text::redact`].
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
@@ -15,9 +28,123 @@ use crate::text::mask::display_url;
 /// Messages buffered from one HTTP response at most.
 pub(crate) const MAX_QUEUED: usize = 10_000;
 
+/// Redirects followed for one message at most.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// `scheme://host:port`, lowercased, with the scheme's default port filled in.
+fn origin(url: &str) -> Option<(String, String, u16)> {
+    let uri: ureq::http::Uri = url.parse().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = match (uri.port_u16(), scheme.as_str()) {
+        (Some(p), _) => p,
+        (None, "http") => 80,
+        (None, "https") => 443,
+        (None, _) => return None,
+    };
+    Some((scheme, host, port))
+}
+
+/// `location` resolved against `base` (absolute, scheme-relative, absolute-path or
+/// relative-path reference; a fragment is dropped).
+pub(crate) fn resolve_location(base: &str, location: &str) -> Option<String> {
+    let location = location.trim();
+    let location = location.split('#').next().unwrap_or_default();
+    if location.is_empty() || location.contains(|c: char| c.is_ascii_control() || c == ' ') {
+        return None;
+    }
+    let (scheme, rest) = base.split_once("://")?;
+    if location.contains("://") {
+        return Some(location.to_string());
+    }
+    if let Some(authority_and_path) = location.strip_prefix("//") {
+        return Some(format!("{scheme}://{authority_and_path}"));
+    }
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let root = format!("{scheme}://{authority}");
+    if location.starts_with('/') {
+        return Some(format!("{root}{location}"));
+    }
+    let path = &rest[authority_end..];
+    let path = path.split('?').next().unwrap_or_default();
+    let dir = match path.rfind('/') {
+        Some(i) => &path[..=i],
+        None => "/",
+    };
+    if location.starts_with('?') {
+        return Some(format!("{root}{path}{location}"));
+    }
+    Some(format!("{root}{dir}{location}"))
+}
+
+/// Why a redirect was not followed.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum RedirectRefusal {
+    /// No usable `Location`.
+    NoLocation,
+    /// Another scheme, host or port than the configured URL.
+    CrossOrigin(String),
+    /// A URL already visited for this message.
+    Loop(String),
+    /// More than [`MAX_REDIRECTS`].
+    TooMany(String),
+}
+
+impl RedirectRefusal {
+    fn describe(&self, status: u16) -> String {
+        let shown = |u: &str| crate::text::redact::display(&display_url(u)).into_owned();
+        match self {
+            RedirectRefusal::NoLocation => {
+                format!("HTTP status {status} (a redirect without a usable Location)")
+            }
+            RedirectRefusal::CrossOrigin(to) => format!(
+                "HTTP status {status} redirects to '{}', another origin: refused (the request's headers must not leave the configured origin; configure that URL instead if you trust it)",
+                shown(to)
+            ),
+            RedirectRefusal::Loop(to) => format!(
+                "HTTP status {status} redirects back to '{}': a redirect loop",
+                shown(to)
+            ),
+            RedirectRefusal::TooMany(to) => format!(
+                "HTTP status {status} redirects to '{}' after {MAX_REDIRECTS} redirects already: refused",
+                shown(to)
+            ),
+        }
+    }
+}
+
+/// The next hop of a redirect from `current` (the `visited` URLs included), or why
+/// it is refused: same origin as `configured` only, no loop, at most
+/// [`MAX_REDIRECTS`] hops.
+pub(crate) fn next_hop(
+    configured: &str,
+    current: &str,
+    location: Option<&str>,
+    visited: &[String],
+) -> Result<String, RedirectRefusal> {
+    let to = location
+        .and_then(|l| resolve_location(current, l))
+        .ok_or(RedirectRefusal::NoLocation)?;
+    match (origin(configured), origin(&to)) {
+        (Some(a), Some(b)) if a == b => {}
+        _ => return Err(RedirectRefusal::CrossOrigin(to)),
+    }
+    if to == current || visited.contains(&to) {
+        return Err(RedirectRefusal::Loop(to));
+    }
+    if visited.len() > MAX_REDIRECTS {
+        return Err(RedirectRefusal::TooMany(to));
+    }
+    Ok(to)
+}
+
 struct HttpTransport<'a> {
     agent: ureq::Agent,
-    url: &'a str,
+    /// The configured endpoint (the origin every redirect must stay on).
+    configured: &'a str,
+    /// Where messages go: the configured URL, or where a permanent redirect moved it.
+    url: String,
     headers: &'a [(String, String)],
     session_id: Option<String>,
     protocol_version: Option<String>,
@@ -30,7 +157,7 @@ impl HttpTransport<'_> {
     fn timeout_error(&self) -> CaptureError {
         CaptureError::new(format!(
             "MCP server at '{}' did not complete the handshake within {:.0}s (it may be unreachable or hung).",
-            display_url(self.url),
+            display_url(self.configured),
             self.timeout.as_secs_f64()
         ))
     }
@@ -38,7 +165,7 @@ impl HttpTransport<'_> {
     fn failure(&self, why: impl std::fmt::Display) -> CaptureError {
         CaptureError::new(format!(
             "Failed to capture MCP server at '{}': {why}",
-            display_url(self.url)
+            display_url(self.configured)
         ))
     }
 
@@ -169,6 +296,49 @@ pub(crate) fn read_sse_events(
     }
 }
 
+impl HttpTransport<'_> {
+    /// One request of a message: the POST, or a GET after a `303`.
+    fn request(
+        &self,
+        target: &str,
+        as_get: bool,
+        body: &[u8],
+        left: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, CaptureError> {
+        macro_rules! with_headers {
+            ($req:expr) => {{
+                let mut req = $req.header("Accept", "application/json, text/event-stream");
+                for (k, v) in self.headers {
+                    req = req.header(k.as_str(), v.as_str());
+                }
+                if let Some(id) = &self.session_id {
+                    req = req.header("Mcp-Session-Id", id.as_str());
+                }
+                if let Some(v) = &self.protocol_version {
+                    req = req.header("MCP-Protocol-Version", v.as_str());
+                }
+                req.config()
+                    .timeout_global(Some(left))
+                    .http_status_as_error(false)
+                    .build()
+            }};
+        }
+        let sent = if as_get {
+            with_headers!(self.agent.get(target)).call()
+        } else {
+            with_headers!(self
+                .agent
+                .post(target)
+                .header("Content-Type", "application/json"))
+            .send(body)
+        };
+        sent.map_err(|e| match e {
+            ureq::Error::Timeout(_) => self.timeout_error(),
+            other => self.failure(other),
+        })
+    }
+}
+
 impl Transport for HttpTransport<'_> {
     fn send(
         &mut self,
@@ -181,29 +351,31 @@ impl Transport for HttpTransport<'_> {
             return Err(self.timeout_error());
         }
         let body = serde_json::to_vec(msg).map_err(|e| self.failure(e))?;
-        let mut req = self
-            .agent
-            .post(self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        for (k, v) in self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        if let Some(id) = &self.session_id {
-            req = req.header("Mcp-Session-Id", id.as_str());
-        }
-        if let Some(v) = &self.protocol_version {
-            req = req.header("MCP-Protocol-Version", v.as_str());
-        }
-        let req = req
-            .config()
-            .timeout_global(Some(left))
-            .http_status_as_error(false)
-            .build();
-        let resp = req.send(&body[..]).map_err(|e| match e {
-            ureq::Error::Timeout(_) => self.timeout_error(),
-            other => self.failure(other),
-        })?;
+        let mut target = self.url.clone();
+        let mut visited: Vec<String> = vec![target.clone()];
+        let mut as_get = false;
+        let resp = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(self.timeout_error());
+            }
+            let resp = self.request(&target, as_get, &body, left)?;
+            let status = resp.status().as_u16();
+            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+                break resp;
+            }
+            let location = resp.headers().get("location").and_then(|v| v.to_str().ok());
+            let next = next_hop(self.configured, &target, location, &visited)
+                .map_err(|why| self.failure(why.describe(status)))?;
+            if status == 303 {
+                as_get = true;
+            }
+            if matches!(status, 301 | 308) && !as_get && target == self.url {
+                self.url = next.clone();
+            }
+            visited.push(next.clone());
+            target = next;
+        };
         let status = resp.status().as_u16();
         if let Some(id) = resp
             .headers()
@@ -274,13 +446,14 @@ pub fn capture(
         )));
     }
     let agent: ureq::Agent = ureq::Agent::config_builder()
-        // A redirect could carry our headers somewhere else: refuse to follow.
+        // Redirects are followed by `send`, which checks each hop's origin.
         .max_redirects(0)
         .build()
         .into();
     let mut t = HttpTransport {
         agent,
-        url,
+        configured: url,
+        url: url.to_string(),
         headers,
         session_id: None,
         protocol_version: None,
@@ -291,7 +464,10 @@ pub fn capture(
     let result = run_capture(&mut t, deadline, limits);
     if let Some(id) = t.session_id.clone() {
         // Best effort: tell the server the session is over.
-        let mut req = t.agent.delete(url).header("Mcp-Session-Id", id.as_str());
+        let mut req = t
+            .agent
+            .delete(t.url.as_str())
+            .header("Mcp-Session-Id", id.as_str());
         for (k, v) in headers {
             req = req.header(k.as_str(), v.as_str());
         }
@@ -345,5 +521,68 @@ mod tests {
         assert!(matches!(r, Err(super::SseStop::Failed(w)) if w.contains("exceeded 256 bytes")));
         // A body that ends without a blank line leaves the partial event unread.
         assert_eq!(sse("data: {}", 64), (Ok(()), vec![]));
+    }
+
+    #[test]
+    fn redirects_stay_on_the_configured_origin_and_are_bounded() {
+        use super::{next_hop, resolve_location, RedirectRefusal as R};
+        let base = "https://h.example/mcp/";
+        assert_eq!(
+            resolve_location(base, "/mcp").as_deref(),
+            Some("https://h.example/mcp")
+        );
+        assert_eq!(
+            resolve_location("https://h.example/a/b?x=1", "c").as_deref(),
+            Some("https://h.example/a/c")
+        );
+        assert_eq!(
+            resolve_location(base, "//other.example/mcp").as_deref(),
+            Some("https://other.example/mcp")
+        );
+        assert_eq!(resolve_location(base, "\r\nX: y"), None);
+        let hop = |current: &str, to: &str, visited: &[&str]| {
+            let visited: Vec<String> = visited.iter().map(|v| v.to_string()).collect();
+            next_hop(base, current, Some(to), &visited)
+        };
+        assert_eq!(
+            hop(base, "/mcp", &[base]),
+            Ok("https://h.example/mcp".into())
+        );
+        // Default ports and case do not make another origin.
+        assert!(hop(base, "HTTPS://H.EXAMPLE:443/x", &[base]).is_ok());
+        for to in [
+            "http://h.example/mcp",
+            "https://h.example:8443/mcp",
+            "https://evil.example/mcp",
+            "//evil.example/mcp",
+            "https://h.example.evil.example/mcp",
+            "https://h.example@evil.example/mcp",
+            "ftp://h.example/mcp",
+        ] {
+            assert!(
+                matches!(hop(base, to, &[base]), Err(R::CrossOrigin(_))),
+                "{to}"
+            );
+        }
+        assert!(matches!(
+            hop(
+                "https://h.example/mcp",
+                "/mcp/",
+                &[base, "https://h.example/mcp"]
+            ),
+            Err(R::Loop(_))
+        ));
+        assert!(matches!(hop(base, base, &[base]), Err(R::Loop(_))));
+        assert_eq!(next_hop(base, base, None, &[]), Err(R::NoLocation));
+        let many: Vec<String> = (0..6).map(|i| format!("https://h.example/{i}")).collect();
+        assert!(matches!(
+            next_hop(base, &many[5], Some("/next"), &many),
+            Err(R::TooMany(_))
+        ));
+        // A refusal names where it pointed, without the credential it carried.
+        let why =
+            R::CrossOrigin("https://u:pw@evil.example/p?api_key=s3cretvalue1".into()).describe(307);
+        assert!(why.contains("evil.example"), "{why}");
+        assert!(!why.contains("s3cret") && !why.contains("pw@"), "{why}");
     }
 }

@@ -1,0 +1,535 @@
+//! A configured server's environment and headers, as `pin` gets them: expanded
+//! from the real environment the way its client expands them (`doctor --pin`), and
+//! in the form a printed pin line passes them (`--env NAME`, `--header 'K: ${VAR}'`).
+//!
+//! The audited launch is read with every variable unset ([`crate::reading`]); the
+//! command and its arguments are started exactly as audited (and as the consent
+//! prompt shows them), whatever the environment holds. Only environment values and
+//! header values are expanded again, from the entry as written, in the syntax of
+//! the client that reads it ([`crate::reading::expand::expand_with`]).
+//!
+//! # What the printed line says
+//!
+//! * Each environment key that is a plain variable name (`[A-Za-z_][A-Za-z0-9_]*`)
+//!   becomes `--env KEY`: `pin` passes the caller's `KEY`, so the value never
+//!   appears on the line. Any other key cannot be exported from a shell, is not
+//!   printed, and is counted ([`PinEnv::unnamed`]).
+//! * A header whose value, in `pin`'s `${VAR}` syntax, is only variable references
+//!   and literal text that is not a credential is printed as it is
+//!   (`X-Api-Key: ${FM_KEY}`; `pin` expands it). Literal text counts as no
+//!   credential only when it has no credential shape and every word of it is plain
+//!   (digits, or letters of one case: `on`, `en-US`, `application/json`), and, for
+//!   a header whose name says it carries a secret (`Authorization`, `*-Key`,
+//!   `Cookie`, …), only scheme words (`Bearer ${TOKEN}`). Any other value (a literal
+//!   credential, text `pin` would misread) is replaced by one placeholder variable
+//!   derived from the header name (`Authorization: ${AUTHORIZATION}`), which the
+//!   user exports with the value the config gives the header. A header whose name
+//!   is not an HTTP token is not printed and is counted.
+
+use std::collections::HashSet;
+
+use crate::model::{Launch, ServerSpec};
+use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};
+use crate::reading::Reader;
+use crate::text::redact::{has_credential, redact_in_place};
+
+/// Whether `name` is a plain variable name a shell can export and `pin --env`
+/// (and a GitHub Actions `env:` key) takes as it is.
+pub fn is_plain_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `name` is an HTTP header name (`pin --header` accepts only these).
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+/// The reader whose syntax the entry's strings are expanded in: the first client
+/// of the reading (readings agree on what they start with every variable unset).
+fn reader_of(spec: &ServerSpec) -> Option<Reader> {
+    spec.origin.readers.iter().next()
+}
+
+/// Each launch pair with its value as written in the entry. The reading moves a
+/// field into the launch only when expansion left it as written, and keeps pairs in
+/// file order, so the declared list (when present) lines up with the launch's.
+fn written_pairs<'a>(
+    launched: &'a [(String, String)],
+    declared: &'a [(String, String)],
+) -> Vec<(&'a str, &'a str)> {
+    launched
+        .iter()
+        .enumerate()
+        .map(|(i, (k, v))| {
+            let written = if declared.len() <= launched.len() {
+                declared.get(i).map_or(v.as_str(), |(_, w)| w.as_str())
+            } else {
+                v.as_str()
+            };
+            (k.as_str(), written)
+        })
+        .collect()
+}
+
+/// Codex builds some values itself from variable names (`env_vars`,
+/// `env_http_headers`, `bearer_token_env_var`): `${NAME}` in `pin`'s syntax. Those
+/// pairs follow the declared ones.
+fn built_by_codex(reader: Option<Reader>, i: usize, declared: usize) -> bool {
+    reader == Some(Reader::Codex) && i >= declared
+}
+
+/// Expand `${NAME}` references only (`pin`'s own `--header` syntax subset that
+/// Codex's built values use), recording unset names.
+fn expand_braced(text: &str, lookup: Lookup<'_>, unset: &mut Vec<String>) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[at..]);
+            return Some(out);
+        };
+        let name = &after[..close];
+        match lookup(name) {
+            Some(v) => out.push_str(&v),
+            None => {
+                if !unset.iter().any(|u| u == name) {
+                    unset.push(name.to_string());
+                }
+                return None;
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// What `doctor --pin` starts: env (stdio) or headers (remote) expanded from
+/// `lookup` as the client would; the names of the variables referenced but unset.
+pub struct Expanded {
+    pub env: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    /// Variables a value referenced that `lookup` did not have: the value is what
+    /// the client makes of it without them (its default, the literal text, empty).
+    pub unset: Vec<String>,
+}
+
+/// `spec`'s environment values and header values expanded from `lookup` in its
+/// client's syntax.
+pub fn expanded(spec: &ServerSpec, known: &Known, lookup: Lookup<'_>) -> Expanded {
+    let reader = reader_of(spec);
+    let mut unset: Vec<String> = Vec::new();
+    let missed = std::cell::RefCell::new(Vec::<String>::new());
+    let recording = |name: &str| {
+        let v = lookup(name);
+        if v.is_none() {
+            missed.borrow_mut().push(name.to_string());
+        }
+        v
+    };
+    let mut expand_pairs = |launched: &[(String, String)],
+                            declared: &[(String, String)],
+                            field: Field| {
+        written_pairs(launched, declared)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (k, written))| {
+                if built_by_codex(reader, i, declared.len()) {
+                    // Codex forwards a variable only when it is set.
+                    return expand_braced(written, lookup, &mut unset).map(|v| (k.to_string(), v));
+                }
+                let value = match reader {
+                    Some(r) => expand_with(r, UnsetEnv::Empty, field, written, known, &recording),
+                    None => written.to_string(),
+                };
+                Some((k.to_string(), value))
+            })
+            .collect::<Vec<_>>()
+    };
+    let (env, headers) = match &spec.launch {
+        Launch::Stdio(s) => (
+            expand_pairs(&s.env, &spec.declared.env, Field::EnvValue),
+            Vec::new(),
+        ),
+        Launch::Remote(r) => (
+            Vec::new(),
+            expand_pairs(&r.headers, &spec.declared.headers, Field::HeaderValue),
+        ),
+        Launch::Nothing => (Vec::new(), Vec::new()),
+    };
+    for name in missed.into_inner() {
+        if !unset.contains(&name) {
+            unset.push(name);
+        }
+    }
+    Expanded {
+        env,
+        headers,
+        unset,
+    }
+}
+
+/// How a printed pin line passes a server's environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PinEnv {
+    /// `--env NAME` for each, in file order, without repeats.
+    pub names: Vec<String>,
+    /// Keys that are not plain variable names: not passed, not printed.
+    pub unnamed: usize,
+}
+
+/// The `--env` names of a stdio server (empty for a remote one).
+pub fn pin_env(spec: &ServerSpec) -> PinEnv {
+    let mut out = PinEnv::default();
+    for (k, _) in spec.env() {
+        if !is_plain_name(k) {
+            out.unnamed += 1;
+        } else if !out.names.iter().any(|n| n == k) {
+            out.names.push(k.clone());
+        }
+    }
+    out
+}
+
+/// One `--header` of a printed pin line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinHeader {
+    /// `Name: value` in `pin`'s syntax, with no credential in it.
+    pub text: String,
+    /// The variables `pin` expands in it: each must be exported first.
+    pub variables: Vec<String>,
+    /// The value was withheld: its one variable is a placeholder to export with the
+    /// value the config gives the header.
+    pub withheld: bool,
+}
+
+/// How a printed pin line passes a remote server's headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PinHeaders {
+    pub headers: Vec<PinHeader>,
+    /// Headers whose name is not an HTTP token: not printed.
+    pub unnamed: usize,
+}
+
+/// Header-name words that mark a value as a credential whatever its shape.
+const SECRET_NAME_WORDS: &[&str] = &[
+    "auth",
+    "token",
+    "key",
+    "secret",
+    "cookie",
+    "session",
+    "pass",
+    "credential",
+    "signature",
+    "jwt",
+    "bearer",
+    "sig",
+];
+
+/// Literal words an authorization value may hold beside its references.
+const SCHEMES: &[&str] = &[
+    "bearer", "basic", "token", "bot", "apikey", "api-key", "digest",
+];
+
+/// Split `value` (in `pin`'s syntax) into its `${NAME}` references and the literal
+/// text around them; `None` when a `$` is not the start of such a reference
+/// (`pin` would read `$word` as a variable the config did not mean).
+fn references(value: &str) -> Option<(Vec<String>, String)> {
+    let mut names: Vec<String> = Vec::new();
+    let mut literal = String::new();
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        literal.push_str(&rest[..at]);
+        let after = rest[at + 1..].strip_prefix('{')?;
+        let close = after.find('}')?;
+        let name = &after[..close];
+        if !is_plain_name(name) {
+            return None;
+        }
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        literal.push(' ');
+        rest = &after[close + 1..];
+    }
+    literal.push_str(rest);
+    Some((names, literal))
+}
+
+/// Whether the literal text of a header value carries no secret.
+fn literal_is_harmless(name: &str, literal: &str) -> bool {
+    // A credential shape, a vendor pattern or a token-like word (the launch-text
+    // scan's rules) anywhere in the literal text.
+    if has_credential(literal) || redact_in_place(literal) != literal || !only_plain_words(literal)
+    {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    if !SECRET_NAME_WORDS.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    // An authorization-like header: nothing but scheme words around references.
+    literal
+        .split_whitespace()
+        .all(|w| SCHEMES.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Whether every alphanumeric run of `literal` is a plain word: digits only, or
+/// letters only in one case (an initial capital allowed). A header is the channel
+/// credentials travel in, and a credential need not have a recognised shape
+/// (`k=Sup3rS3cretPw9`), so a run that mixes digits and letters or cases is
+/// treated as one: the value is withheld.
+fn only_plain_words(literal: &str) -> bool {
+    literal
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            let digits = w.chars().all(|c| c.is_ascii_digit());
+            let lower = w.chars().all(|c| c.is_ascii_lowercase());
+            let upper = w.chars().all(|c| c.is_ascii_uppercase());
+            let capitalised = w.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.chars().skip(1).all(|c| c.is_ascii_lowercase());
+            digits || lower || upper || capitalised
+        })
+        && literal.is_ascii()
+}
+
+/// The placeholder variable for a withheld header: its name upper-cased, each run
+/// of other characters made `_` (`X-Api-Key` → `X_API_KEY`), distinct from `taken`.
+fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
+    let mut base = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            base.push(c.to_ascii_uppercase());
+        } else if !base.ends_with('_') {
+            base.push('_');
+        }
+    }
+    let base = base.trim_matches('_').to_string();
+    let base = if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("HEADER_{base}")
+    } else {
+        base
+    };
+    let mut candidate = base.clone();
+    let mut i = 2u32;
+    while taken.contains(&candidate) {
+        candidate = format!("{base}_{i}");
+        i = i.saturating_add(1);
+    }
+    candidate
+}
+
+/// A header value that prints as it is: its variables and its text.
+type Printable = (Vec<String>, String);
+
+/// The `--header` options of a remote server (empty for a stdio one).
+pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
+    let Launch::Remote(remote) = &spec.launch else {
+        return PinHeaders::default();
+    };
+    let reader = reader_of(spec);
+    // Every variable reference, in the client's syntax, rewritten as `${NAME}`.
+    let as_reference = |name: &str| Some(format!("${{{name}}}"));
+    let known = Known::default();
+    let declared = &spec.declared.headers;
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut out = PinHeaders::default();
+    // (name, Some((variables, value)) when the value prints as it is)
+    let mut pending: Vec<(String, Option<Printable>)> = Vec::new();
+    for (i, (name, written)) in written_pairs(&remote.headers, declared)
+        .into_iter()
+        .enumerate()
+    {
+        if !is_header_name(name) {
+            out.unnamed += 1;
+            continue;
+        }
+        let value = match reader {
+            Some(r) if !built_by_codex(reader, i, declared.len()) => expand_with(
+                r,
+                UnsetEnv::Literal,
+                Field::HeaderValue,
+                written,
+                &known,
+                &as_reference,
+            ),
+            _ => written.to_string(),
+        };
+        let value = value.trim_start();
+        let parsed = references(value)
+            .filter(|(_, literal)| literal_is_harmless(name, literal))
+            .filter(|_| !value.contains(['\r', '\n', '\0']));
+        if let Some((names, _)) = &parsed {
+            taken.extend(names.iter().cloned());
+        }
+        pending.push((
+            name.to_string(),
+            parsed.map(|(names, _)| (names, value.to_string())),
+        ));
+    }
+    for (name, parsed) in pending {
+        out.headers.push(match parsed {
+            Some((variables, value)) => PinHeader {
+                text: format!("{name}: {value}"),
+                variables,
+                withheld: false,
+            },
+            None => {
+                let var = placeholder_for(&name, &taken);
+                taken.insert(var.clone());
+                PinHeader {
+                    text: format!("{name}: ${{{var}}}"),
+                    variables: vec![var],
+                    withheld: true,
+                }
+            }
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reading::Readers;
+
+    fn remote(reader: Reader, headers: &[(&str, &str)]) -> ServerSpec {
+        let pairs: Vec<(String, String)> = headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut spec = ServerSpec::remote("https://h.example/mcp").with_headers(pairs);
+        spec.origin.readers = Readers::of(&[reader]);
+        spec
+    }
+
+    fn texts(spec: &ServerSpec) -> Vec<String> {
+        pin_headers(spec)
+            .headers
+            .into_iter()
+            .map(|h| h.text)
+            .collect()
+    }
+
+    #[test]
+    fn references_print_in_pins_syntax_and_credentials_never() {
+        let spec = remote(
+            Reader::ClaudeCode,
+            &[
+                ("X-Api-Key", "${FM_KEY}"),
+                ("Authorization", "Bearer ${TOKEN:-x}"),
+                ("X-Trace", "on"),
+                ("Cookie", "sid=abc123"),
+                (
+                    "Authorization2",
+                    "Bearer ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+                ),
+                ("X-Plain", "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
+                ("X-Dollar", "a$b"),
+                ("X-Other", "k=Sup3rS3cretPw9"),
+                ("Accept-Language", "en-US,en;q=0.9"),
+            ],
+        );
+        assert_eq!(
+            texts(&spec),
+            [
+                "X-Api-Key: ${FM_KEY}",
+                "Authorization: Bearer ${TOKEN}",
+                "X-Trace: on",
+                "Cookie: ${COOKIE}",
+                "Authorization2: ${AUTHORIZATION2}",
+                "X-Plain: ${X_PLAIN}",
+                "X-Dollar: ${X_DOLLAR}",
+                "X-Other: ${X_OTHER}",
+                "Accept-Language: en-US,en;q=0.9",
+            ]
+        );
+        // VS Code's `${env:X}` is `${X}` for pin.
+        let spec = remote(Reader::VsCode, &[("X-Api-Key", "${env:FM_KEY}")]);
+        assert_eq!(texts(&spec), ["X-Api-Key: ${FM_KEY}"]);
+        // A placeholder never takes a name a reference already uses.
+        let spec = remote(
+            Reader::ClaudeCode,
+            &[("X-Key", "${X_KEY_X}"), ("X-Key-X", "literal-secret-value")],
+        );
+        assert_eq!(texts(&spec), ["X-Key: ${X_KEY_X}", "X-Key-X: ${X_KEY_X_2}"]);
+        // Names that are not HTTP tokens are dropped and counted.
+        let spec = remote(Reader::ClaudeCode, &[("A B", "x"), ("X\n", "y")]);
+        let h = pin_headers(&spec);
+        assert!(h.headers.is_empty());
+        assert_eq!(h.unnamed, 2);
+    }
+
+    #[test]
+    fn env_names_are_plain_or_not_printed() {
+        let spec = ServerSpec::stdio("srv", &[]).with_env(
+            [
+                ("GITHUB_TOKEN", "x"),
+                ("A B", "x"),
+                ("X;rm -rf ~", "x"),
+                ("--lock", "x"),
+                ("1X", "x"),
+                ("_ok", "x"),
+                ("$(id)", "x"),
+            ]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        );
+        let env = pin_env(&spec);
+        assert_eq!(env.names, ["GITHUB_TOKEN", "_ok"]);
+        assert_eq!(env.unnamed, 5);
+    }
+
+    #[test]
+    fn doctor_pin_expands_env_in_each_clients_syntax() {
+        let lookup = |name: &str| (name == "RAW_TOKEN").then(|| "s3cret".to_string());
+        let known = Known::default();
+        for (reader, written, want) in [
+            (Reader::ClaudeCode, "${RAW_TOKEN}", "s3cret"),
+            (Reader::ClaudeCode, "${UNSET:-dflt}", "dflt"),
+            (Reader::ClaudeCode, "${RAW_TOKEN:-dflt}", "s3cret"),
+            (Reader::VsCode, "${env:RAW_TOKEN}", "s3cret"),
+            (Reader::VsCode, "${RAW_TOKEN}", "${RAW_TOKEN}"),
+            (Reader::Cursor, "x${env:RAW_TOKEN}", "xs3cret"),
+            (Reader::GeminiCli, "$RAW_TOKEN", "s3cret"),
+            (Reader::GeminiCli, "${RAW_TOKEN}", "s3cret"),
+            (Reader::OpenCode, "{env:RAW_TOKEN}", "s3cret"),
+            (Reader::Cline, "${env:RAW_TOKEN}", "s3cret"),
+            (Reader::AmazonQ, "${env:RAW_TOKEN}", "s3cret"),
+            (Reader::AmazonQ, "${env:UNSET}", "${UNSET}"),
+            (Reader::ClaudeDesktop, "${RAW_TOKEN}", "${RAW_TOKEN}"),
+        ] {
+            let mut spec = ServerSpec::stdio("srv", &[])
+                .with_env(vec![("T".to_string(), written.to_string())]);
+            spec.origin.readers = Readers::of(&[reader]);
+            let e = expanded(&spec, &known, &lookup);
+            assert_eq!(
+                e.env,
+                [("T".to_string(), want.to_string())],
+                "{reader:?} {written}"
+            );
+        }
+        // Codex forwards `env_vars` only when set.
+        let mut spec = ServerSpec::stdio("srv", &[]).with_env(vec![
+            ("RAW_TOKEN".into(), "${RAW_TOKEN}".into()),
+            ("UNSET".into(), "${UNSET}".into()),
+        ]);
+        std::sync::Arc::make_mut(&mut spec.declared).env.clear();
+        spec.origin.readers = Readers::of(&[Reader::Codex]);
+        let e = expanded(&spec, &known, &lookup);
+        assert_eq!(e.env, [("RAW_TOKEN".to_string(), "s3cret".to_string())]);
+        assert_eq!(e.unset, ["UNSET"]);
+    }
+}
