@@ -68,8 +68,11 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         existing.contains(std::ffi::OsStr::new(name))
     });
 
+    // What the machine outputs say the run exits with: the report's code (a
+    // `--pin` that fails afterwards can still raise it to 2).
+    let report_code = doctor::exit_code(&report, args.fail_on.map(|f| f.severity()), false);
     if let Some(sarif) = &sarif {
-        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd, report_code);
         if !write_sarif(sarif, &log, &mut diag) {
             return 2;
         }
@@ -88,8 +91,8 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         let style = render::text::TextStyle::for_stdout();
         (io::BufWriter::new(Box::new(io::stdout().lock())), style)
     };
-    let written =
-        write_report(&report, &args, style, &mut out, &mut diag).and_then(|()| out.flush());
+    let written = write_report(&report, &args, style, report_code, &mut out, &mut diag)
+        .and_then(|()| out.flush());
     match written {
         // A closed pipe (`mcp-warden doctor | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -121,6 +124,7 @@ fn write_report(
     report: &Report,
     args: &DoctorArgs,
     style: render::text::TextStyle,
+    exit_code: u8,
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> io::Result<()> {
@@ -137,8 +141,12 @@ fn write_report(
         } else {
             render::text::no_configs_line(report.searched)
         };
-        // With --json, stdout carries JSONL and nothing else.
-        if args.json {
+        // With --json, stdout carries JSONL and nothing else: the summary record
+        // says nothing was found.
+        if args.json && !args.servers {
+            diag.raw(&line);
+            return render::jsonl::render_with_summary(report, exit_code, out);
+        } else if args.json {
             diag.raw(&line);
         } else {
             writeln!(out, "{line}")?;
@@ -156,7 +164,7 @@ fn write_report(
         if args.inventory {
             render::jsonl::render_inventory(report, out)?;
         }
-        render::jsonl::render(report, out)
+        render::jsonl::render_with_summary(report, exit_code, out)
     } else {
         render::text::render(report, out, style)
     }
@@ -250,8 +258,9 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
+    let code = doctor::exit_code(&report, None, false);
     if let Some(sarif) = &sarif {
-        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd, code);
         if !write_sarif(sarif, &log, &mut diag) {
             return 2;
         }
@@ -274,7 +283,7 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
             return 2;
         }
     }
-    doctor::exit_code(&report, None, false)
+    code
 }
 
 /// `mcp-warden sandbox status`.

@@ -11,7 +11,6 @@ pub mod check;
 pub mod checks;
 pub mod commands;
 pub mod drift;
-pub mod emit;
 pub mod lock;
 pub mod rotate;
 pub mod rules;

@@ -4,8 +4,11 @@
 //!
 //! * [`text::render`]: the human report (header, sources, sandbox line, verdict or
 //!   findings table, Next steps);
-//! * [`jsonl::render`]: `--json`, one object per finding;
+//! * [`jsonl::render_with_summary`]: `--json`, one object per finding and a
+//!   summary record;
 //! * [`sarif::render`]: `--sarif`, SARIF 2.1.0 for GitHub code scanning;
+//! * [`record`]: the record shape those two writers write, for doctor and for
+//!   `pin`/`check` alike;
 //! * [`servers`]: `--servers`, the effective view per client, and the header's
 //!   per-client counts;
 //! * [`lock_names`]: lock file names ([`lock_names::assign_lock_names`], shared with
@@ -21,6 +24,7 @@ pub mod audit;
 pub mod jsonl;
 pub mod lock_names;
 pub mod next_steps;
+pub mod record;
 pub mod sarif;
 pub mod servers;
 pub mod text;
