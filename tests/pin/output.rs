@@ -149,3 +149,77 @@ fn pin_and_check_sarif_differ_only_where_intended() {
     assert_eq!(relaxed["defaultConfiguration"]["level"], "warning");
     assert_eq!(relaxed["properties"]["security-severity"], "5.5");
 }
+
+/// A lock may record findings of rules and severities this version does not know
+/// (a newer version wrote them, or a person): `lock rotate` keeps them verbatim,
+/// and `check` against such a lock still reports what the fresh capture finds.
+#[test]
+fn recorded_findings_this_version_does_not_know_survive_rotate_and_check() {
+    let tmp = crate::util::tempdir();
+    let dir = tmp.path();
+    let surface = dir.join("s.json");
+    std::fs::write(&surface, fixture("base.json")).expect("write surface");
+    let s = surface.display().to_string();
+    assert_eq!(pin(dir, "warden.lock", &s, &[]).code, 0);
+    let path = dir.join("warden.lock");
+    let mut lock = crate::util::read_json(&path);
+    let recorded = serde_json::json!([
+        {"rule_id": "WRD-FROM-A-NEWER-VERSION", "severity": "severe", "target": "tools/x", "message": "m", "snippet": "s"},
+        {"rule_id": "WRD-CAP-SHELL", "severity": "High", "target": "tools/run_command", "message": "m", "snippet": "s"}
+    ]);
+    lock["findings"] = recorded.clone();
+    std::fs::write(&path, serde_json::to_vec_pretty(&lock).expect("json")).expect("write lock");
+    let r = run(
+        &["lock", "rotate", "warden.lock", "--actor", "ci"],
+        dir,
+        &[],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(crate::util::read_json(&path)["findings"], recorded);
+    let server = server();
+    let c = run(
+        &[
+            "check",
+            "--lock",
+            "warden.lock",
+            "--json",
+            "--",
+            "python3",
+            &server,
+            &s,
+        ],
+        dir,
+        &[],
+    );
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    assert_eq!(c.stdout, fixture("pin.jsonl"));
+}
+
+/// Tool names and descriptions come from the server: in JSONL and SARIF they are
+/// neutralised like config text (the earlier emitter wrote a bidi override as is).
+#[test]
+fn server_controlled_text_is_neutralised_in_pin_output() {
+    let tmp = crate::util::tempdir();
+    let dir = tmp.path();
+    let hostile = "run\u{202e}llehs_etirw\u{2066}";
+    let surface = serde_json::json!({"tools": [
+        {"name": hostile, "description": "x", "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}}}
+    ]});
+    let s = crate::util::surface(dir, "s", &surface);
+    let r = pin(dir, "warden.lock", &s, &["--json", "--sarif", "pin.sarif"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let sarif = std::fs::read_to_string(dir.join("pin.sarif")).expect("sarif");
+    for (channel, out) in [("jsonl", &r.stdout), ("sarif", &sarif)] {
+        assert!(
+            !out.contains('\u{202e}') && !out.contains('\u{2066}'),
+            "{channel}: {out}"
+        );
+        assert!(
+            out.contains("tools/run\u{FFFD}llehs_etirw\u{FFFD}"),
+            "{channel}: {out}"
+        );
+    }
+    // The lock itself records the name as the server declared it.
+    let lock = crate::util::read_json(&dir.join("warden.lock"));
+    assert_eq!(lock["tools"][0]["name"], hostile);
+}
