@@ -22,6 +22,15 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `check --lock warden.lock --json EXTRA… -- python3 SERVER SURFACE` in `dir`.
+fn check_json(dir: &Path, surface: &str, extra: &[&str]) -> crate::util::Out {
+    let server = server();
+    let mut args = vec!["check", "--lock", "warden.lock", "--json"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", &server, surface]);
+    run(&args, dir, &[])
+}
+
 /// Pin `base.json` (approved), then check against `changed.json`, both with
 /// `--json` and `--sarif`. Returns (pin JSONL, check JSONL, pin SARIF, check SARIF).
 fn drift_run(dir: &Path) -> (String, String, Value, Value) {
@@ -43,23 +52,7 @@ fn drift_run(dir: &Path) -> (String, String, Value, Value) {
     );
     assert_eq!(p.code, 0, "{}", p.stderr);
     std::fs::write(&surface, fixture("changed.json")).expect("write surface");
-    let server = server();
-    let c = run(
-        &[
-            "check",
-            "--lock",
-            "warden.lock",
-            "--json",
-            "--sarif",
-            "check.sarif",
-            "--",
-            "python3",
-            &server,
-            &s,
-        ],
-        dir,
-        &[],
-    );
+    let c = check_json(dir, &s, &["--sarif", "check.sarif"]);
     assert_eq!(c.code, 1, "{}", c.stderr);
     let read = |name: &str| crate::util::read_json(&dir.join(name));
     (p.stdout, c.stdout, read("pin.sarif"), read("check.sarif"))
@@ -176,21 +169,7 @@ fn recorded_findings_this_version_does_not_know_survive_rotate_and_check() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(crate::util::read_json(&path)["findings"], recorded);
-    let server = server();
-    let c = run(
-        &[
-            "check",
-            "--lock",
-            "warden.lock",
-            "--json",
-            "--",
-            "python3",
-            &server,
-            &s,
-        ],
-        dir,
-        &[],
-    );
+    let c = check_json(dir, &s, &[]);
     assert_eq!(c.code, 0, "{}", c.stderr);
     assert_eq!(c.stdout, fixture("pin.jsonl"));
 }
