@@ -35,18 +35,26 @@ JSON
 (cd "$work/repo" && "$bin" doctor --home "$work/home" --platform linux --sarif "$work/findings.sarif" >/dev/null) || true
 (cd "$work/empty" && "$bin" doctor --home "$work/nohome" --platform linux --sarif "$work/empty.sarif" >/dev/null)
 
+# The shapes a home cannot produce on demand (files not scanned as notifications,
+# suppressions, a finding located at its value, a pin/check log with a drift id and
+# a rule id from a newer version), written by the renderer's unit test.
+MCP_WARDEN_SARIF_DUMP="$work" cargo test --quiet --lib render::sarif::tests::dump_samples_when_asked >/dev/null
+
 # The findings file must really hold results, and a broken log must really be
 # flagged: otherwise a validator that silently did nothing would pass.
-python3 - "$work/findings.sarif" "$work/broken.sarif" <<'PY'
+python3 - "$work/findings.sarif" "$work/broken.sarif" "$work/problems.sarif" <<'PY'
 import json, sys
 log = json.load(open(sys.argv[1]))
 assert log["runs"][0]["results"], "findings.sarif has no results"
+problems = json.load(open(sys.argv[3]))["runs"][0]
+assert problems["invocations"][0]["toolExecutionNotifications"], "problems.sarif has no notifications"
+assert any("suppressions" in r for r in problems["results"]), "problems.sarif has no suppression"
 del log["runs"][0]["tool"]["driver"]["name"]
 json.dump(log, open(sys.argv[2], "w"))
 PY
 
 status=0
-for file in findings.sarif empty.sarif broken.sarif; do
+for file in findings.sarif empty.sarif problems.sarif lock.sarif broken.sarif; do
   for kind in default Gh; do
     args=(validate "$work/$file" -o "$work/log.sarif" --log ForceOverwrite)
     [ "$kind" = Gh ] && args+=(--rule-kind Gh)

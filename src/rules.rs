@@ -264,18 +264,6 @@ impl RuleId {
             _ => return None,
         })
     }
-
-    /// The catalog entry for a drift class of `check` (`tool-added` →
-    /// `WRD-DRIFT-TOOL-ADDED`). The fine-grained schema classes
-    /// (`schema-enum-removed`, `schema-out-type-changed`, …) keep their precise id in
-    /// reports and share the `WRD-DRIFT-SCHEMA-MODIFIED` entry's text.
-    pub fn for_drift(class: &str) -> Option<RuleId> {
-        RuleId::from_code(&format!("WRD-DRIFT-{}", class.to_ascii_uppercase())).or_else(|| {
-            class
-                .starts_with("schema-")
-                .then_some(RuleId::DriftSchemaModified)
-        })
-    }
 }
 
 impl fmt::Display for RuleId {

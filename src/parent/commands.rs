@@ -89,8 +89,12 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         .as_ref()
         .is_some_and(|run| run.outcome == spawn::PinOutcome::Failed);
 
+    let fail_on = args.fail_on.map(|f| f.severity());
+    // Every output says what the run exits with, so the code is decided before
+    // rendering (after `--pin`, which has already run).
+    let report_code = doctor::exit_code(&report, fail_on, pin_failed);
     if let Some(sarif) = &sarif {
-        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd, report_code);
         if !write_sarif(sarif, &log, &mut diag) {
             return 2;
         }
@@ -111,11 +115,8 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         )
     };
     let style = render::text::TextStyle::for_stream(stream, args.color);
-    // The summary says what the exit code is, so it is decided before rendering
-    // (after `--pin`, which has already run).
-    let fail_on = args.fail_on.map(|f| f.severity());
     let outcome = render::findings::Outcome {
-        code: doctor::exit_code(&report, fail_on, pin_failed),
+        code: report_code,
         fail_on,
         pin_follows: false,
         fail_on_option: true,
@@ -156,7 +157,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     }
     drop(out);
     resources::report(&mut diag);
-    let code = doctor::exit_code(&report, args.fail_on.map(|f| f.severity()), pin_failed);
+    let code = report_code;
     // The process ends here: let the kernel take the report back at once instead of
     // freeing tens of thousands of strings one by one.
     std::mem::forget(report);
@@ -185,8 +186,12 @@ fn write_report(
         } else {
             render::text::no_configs_line(report.searched)
         };
-        // With --json, stdout carries JSONL and nothing else.
-        if args.json {
+        // With --json, stdout carries JSONL and nothing else: the summary record
+        // says nothing was found.
+        if args.json && !args.servers {
+            diag.raw(&line);
+            return render::jsonl::render_with_summary(report, outcome.code, out);
+        } else if args.json {
             diag.raw(&line);
         } else {
             writeln!(out, "{line}")?;
@@ -204,8 +209,8 @@ fn write_report(
         if args.inventory {
             render::jsonl::render_inventory(report, out)?;
         }
-        render::jsonl::render(report, out)?;
-        pin_block(out)
+        pin_block(out)?;
+        render::jsonl::render_with_summary(report, outcome.code, out)
     } else {
         render::text::render(report, out, style, outcome, pin_block)
     }
@@ -299,8 +304,9 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
+    let code = doctor::exit_code(&report, None, false);
     if let Some(sarif) = &sarif {
-        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd);
+        let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd, code);
         if !write_sarif(sarif, &log, &mut diag) {
             return 2;
         }

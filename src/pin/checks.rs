@@ -10,15 +10,10 @@ use super::lock::LockFinding;
 use super::rules::capability_rule;
 use crate::engines::{secrets, supply};
 use crate::model::EngineFinding;
+use crate::rules::RuleId;
 
 fn from_engine(f: EngineFinding, target: &str) -> LockFinding {
-    LockFinding {
-        rule_id: f.rule.as_str().to_string(),
-        severity: f.rule.severity().as_str().to_string(),
-        target: target.to_string(),
-        message: f.message,
-        snippet: f.snippet,
-    }
+    LockFinding::new(f.rule, target.to_string(), f.message, f.snippet)
 }
 
 fn scan(value: &str, target: &str, out: &mut Vec<LockFinding>) {
@@ -82,26 +77,22 @@ pub fn run_checks(surface: &Surface) -> Vec<LockFinding> {
         let target = format!("tools/{}", tool.name);
         let schema_obj = tool.input_schema.as_ref().filter(|s| s.is_object());
         if let Some(s) = tool.input_schema.as_ref().filter(|s| !s.is_object()) {
-            out.push(LockFinding {
-                rule_id: "WRD-SCHEMA-MALFORMED".into(),
-                severity: "low".into(),
-                target: target.clone(),
-                message:
-                    "inputSchema is present but not a JSON object; capability analysis skipped"
-                        .into(),
-                snippet: format!("inputSchema type={}", json_type_name(s)),
-            });
+            out.push(LockFinding::new(
+                RuleId::SchemaMalformed,
+                target.clone(),
+                "inputSchema is present but not a JSON object; capability analysis skipped".into(),
+                format!("inputSchema type={}", json_type_name(s)),
+            ));
         }
         for flag in derive_capabilities(&tool.name, schema_obj) {
             if let Some(rule) = capability_rule(&flag) {
                 let evidence = capability_evidence(&tool.name, schema_obj, &flag);
-                out.push(LockFinding {
-                    rule_id: rule.code.into(),
-                    severity: rule.severity.as_str().into(),
-                    target: target.clone(),
-                    message: format!("Tool derives capability '{flag}' ({evidence})"),
-                    snippet: evidence,
-                });
+                out.push(LockFinding::new(
+                    rule.id,
+                    target.clone(),
+                    format!("Tool derives capability '{flag}' ({evidence})"),
+                    evidence,
+                ));
             }
         }
         scan(&tool.name, &target, &mut out);
@@ -139,8 +130,13 @@ pub fn run_checks(surface: &Surface) -> Vec<LockFinding> {
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.rule_id.clone(), f.target.clone(), f.snippet.clone())));
+    // By the rule's id as printed (the enum's order is the catalog's, not the id's).
     out.sort_by(|a, b| {
-        (&a.target, &a.rule_id, &a.snippet).cmp(&(&b.target, &b.rule_id, &b.snippet))
+        (&a.target, a.rule_id.as_str(), &a.snippet).cmp(&(
+            &b.target,
+            b.rule_id.as_str(),
+            &b.snippet,
+        ))
     });
     out
 }

@@ -17,7 +17,8 @@ use super::check::run_check;
 use super::drift::DriftItem;
 use super::lock::read::{self, read_lock};
 use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
-use super::{build, emit, expand_env, rotate, time, write_lock_replace, Approval, PinError};
+use super::{build, expand_env, rotate, time, write_lock_replace, Approval, PinError};
+use crate::render::record::{lock_records, Record};
 use crate::safe_write::Destination;
 use crate::text::redact::display_capped;
 use crate::text::{display, safe_text, safe_text_capped};
@@ -285,7 +286,13 @@ fn write_sarif(
     lock: &Lock,
 ) -> Result<(), String> {
     let lock_text = String::from_utf8_lossy(&super::lock::write::to_pretty_json(lock)).into_owned();
-    let log = emit::sarif(findings, drift, lock_path, &lock_text);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let log = crate::render::sarif::render_lock(
+        &lock_records(findings, drift, &lock_text),
+        lock_path,
+        &cwd,
+        env!("CARGO_PKG_VERSION"),
+    );
     match destination {
         Destination::File(path) => crate::safe_write::replace(path, log.as_bytes())
             .map_err(|e| format!("could not write SARIF: {e}")),
@@ -345,8 +352,8 @@ fn print_findings(out: &mut impl Write, findings: &[LockFinding]) {
         let _ = writeln!(
             out,
             "  {:<8} {:<24} {}  {}",
-            f.severity,
-            display(&f.rule_id),
+            f.severity.as_str(),
+            display(f.rule_id.as_str()),
             display(&f.target),
             display(&f.snippet)
         );
@@ -459,7 +466,8 @@ pub fn pin_main(words: &[String]) -> u8 {
     }
     let mut out = human_output(sarif.as_ref());
     if args.json {
-        let _ = out.write_all(emit::jsonl(&lock.findings, &[]).as_bytes());
+        let records = lock.findings.iter().map(Record::of_lock_finding);
+        let _ = crate::render::jsonl::render_records(records, &mut out);
     } else {
         let _ = writeln!(
             out,
@@ -527,7 +535,9 @@ pub fn check_main(words: &[String]) -> u8 {
     let mut out = human_output(sarif.as_ref());
     let shown = safe_text_capped(&path.display().to_string(), 1000);
     if args.json {
-        let _ = out.write_all(emit::jsonl(&result.findings, &result.drift).as_bytes());
+        let records = (result.findings.iter().map(Record::of_lock_finding))
+            .chain(result.drift.iter().map(Record::of_drift));
+        let _ = crate::render::jsonl::render_records(records, &mut out);
     } else if result.drift.is_empty() {
         let _ = writeln!(out, "OK no drift vs {shown}");
     } else {
@@ -540,8 +550,8 @@ pub fn check_main(words: &[String]) -> u8 {
             let _ = writeln!(
                 out,
                 "  {:<8} {:<28} {}  {}",
-                d.severity,
-                d.drift_class,
+                d.severity().as_str(),
+                d.class.as_str(),
                 display(&d.target),
                 display(&d.message)
             );

@@ -8,28 +8,29 @@ use serde_json::{Map, Value};
 
 use super::lock::pyjson;
 use super::lock::{Lock, PromptEntry, ResourceEntry, ToolEntry};
+use super::rules::{DriftClass, SchemaChange};
+use crate::rules::Severity;
 
 /// One difference between baseline and current.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DriftItem {
-    pub drift_class: String,
-    pub severity: String,
+    pub class: DriftClass,
     pub target: String,
     pub message: String,
     /// Compact structural detail for schema drift (never raw secrets).
     pub detail: Option<String>,
 }
 
-fn item(
-    class: &str,
-    sev: &str,
-    target: &str,
-    message: String,
-    detail: Option<String>,
-) -> DriftItem {
+impl DriftItem {
+    /// The class's severity (every class has one).
+    pub fn severity(&self) -> Severity {
+        self.class.severity()
+    }
+}
+
+fn item(class: DriftClass, target: &str, message: String, detail: Option<String>) -> DriftItem {
     DriftItem {
-        drift_class: class.into(),
-        severity: sev.into(),
+        class,
         target: target.into(),
         message,
         detail,
@@ -77,16 +78,14 @@ fn parse_skeleton(v: &Value) -> BTreeMap<String, Facts> {
 /// One classified schema change.
 struct Change {
     path: String,
-    class: String,
-    severity: &'static str,
+    class: SchemaChange,
     detail: String,
 }
 
-fn change(path: &str, class: &str, severity: &'static str, detail: impl Into<String>) -> Change {
+fn change(path: &str, class: SchemaChange, detail: impl Into<String>) -> Change {
     Change {
         path: path.into(),
-        class: class.into(),
-        severity,
+        class,
         detail: detail.into(),
     }
 }
@@ -141,32 +140,32 @@ fn diff_type(path: &str, b: &Facts, c: &Facts, out: &mut Vec<Change>) {
         return;
     }
     let detail = format!("type {}→{}", py_list(&bt), py_list(&ct));
-    let (class, sev) = if bt.is_empty() {
-        ("schema-type-narrowed", "low")
+    let class = if bt.is_empty() {
+        SchemaChange::TypeNarrowed
     } else if ct.is_empty() || bt.is_subset(&ct) {
-        ("schema-type-broadened", "high")
+        SchemaChange::TypeBroadened
     } else if ct.is_subset(&bt) {
-        ("schema-type-narrowed", "low")
+        SchemaChange::TypeNarrowed
     } else {
-        ("schema-type-changed", "medium")
+        SchemaChange::TypeChanged
     };
-    out.push(change(path, class, sev, detail));
+    out.push(change(path, class, detail));
 }
 
 fn diff_enum(path: &str, b: &Facts, c: &Facts, out: &mut Vec<Change>) {
     match (&b.en, &c.en) {
         (be, ce) if be == ce => {}
-        (Some(_), None) => out.push(change(path, "schema-enum-removed", "high", "enum removed")),
-        (None, Some(_)) => out.push(change(path, "schema-enum-added", "low", "enum added")),
+        (Some(_), None) => out.push(change(path, SchemaChange::EnumRemoved, "enum removed")),
+        (None, Some(_)) => out.push(change(path, SchemaChange::EnumAdded, "enum added")),
         (Some(be), Some(ce)) => {
             let bs: BTreeSet<String> = be.iter().map(pyjson::dumps_sorted).collect();
             let cs: BTreeSet<String> = ce.iter().map(pyjson::dumps_sorted).collect();
             let detail = format!("enum {}→{} values", be.len(), ce.len());
             if cs.is_subset(&bs) && cs != bs {
-                out.push(change(path, "schema-enum-narrowed", "low", detail));
+                out.push(change(path, SchemaChange::EnumNarrowed, detail));
             } else {
                 // Wider, equal-size or disjoint: new values are allowed.
-                out.push(change(path, "schema-enum-widened", "high", detail));
+                out.push(change(path, SchemaChange::EnumWidened, detail));
             }
         }
         _ => {}
@@ -190,28 +189,25 @@ fn diff_numeric(
         (None, None) => {}
         (None, Some(_)) => out.push(change(
             path,
-            "schema-constraint-tightened",
-            "low",
+            SchemaChange::ConstraintTightened,
             format!("{key} added {}", safe(cc.get(key))),
         )),
         (Some(_), None) => out.push(change(
             path,
-            "schema-constraint-relaxed",
-            "medium",
+            SchemaChange::ConstraintRelaxed,
             format!("{key} removed"),
         )),
         (Some(b), Some(c)) if b == c => {}
         (Some(b), Some(c)) => {
             let relaxed = if relax_up { c > b } else { c < b };
-            let (class, sev) = if relaxed {
-                ("schema-constraint-relaxed", "medium")
+            let class = if relaxed {
+                SchemaChange::ConstraintRelaxed
             } else {
-                ("schema-constraint-tightened", "low")
+                SchemaChange::ConstraintTightened
             };
             out.push(change(
                 path,
                 class,
-                sev,
                 format!("{key} {}→{}", safe(bc.get(key)), safe(cc.get(key))),
             ));
         }
@@ -224,8 +220,7 @@ fn diff_constraints(path: &str, b: &Facts, c: &Facts, out: &mut Vec<Change>) {
         if bc.get(marker) != cc.get(marker) {
             out.push(change(
                 path,
-                "schema-modified",
-                "high",
+                SchemaChange::Modified,
                 format!("{marker} {}→{}", safe(bc.get(marker)), safe(cc.get(marker))),
             ));
         }
@@ -244,17 +239,11 @@ fn diff_constraints(path: &str, b: &Facts, c: &Facts, out: &mut Vec<Change>) {
     if !b_open && c_open {
         out.push(change(
             path,
-            "schema-additional-props-opened",
-            "high",
+            SchemaChange::AdditionalPropsOpened,
             ap_detail(),
         ));
     } else if b_open && !c_open {
-        out.push(change(
-            path,
-            "schema-constraint-tightened",
-            "low",
-            ap_detail(),
-        ));
+        out.push(change(path, SchemaChange::ConstraintTightened, ap_detail()));
     }
     for key in ["maxLength", "maximum"] {
         diff_numeric(path, key, bc, cc, true, out);
@@ -271,20 +260,17 @@ fn diff_constraints(path: &str, b: &Facts, c: &Facts, out: &mut Vec<Change>) {
             (a, b) if a == b => {}
             (Some(_), None) => out.push(change(
                 path,
-                "schema-constraint-relaxed",
-                "medium",
+                SchemaChange::ConstraintRelaxed,
                 format!("{key} removed"),
             )),
             (None, Some(_)) => out.push(change(
                 path,
-                "schema-constraint-tightened",
-                "low",
+                SchemaChange::ConstraintTightened,
                 format!("{key} added"),
             )),
             _ => out.push(change(
                 path,
-                "schema-constraint-tightened",
-                "low",
+                SchemaChange::ConstraintTightened,
                 format!("{key} changed"),
             )),
         }
@@ -295,26 +281,22 @@ fn classify_added(path: &str, f: &Facts) -> Change {
     match (f.required, is_unconstrained(f)) {
         (true, true) => change(
             path,
-            "schema-required-unconstrained-added",
-            "high",
+            SchemaChange::RequiredUnconstrainedAdded,
             "new required unconstrained",
         ),
         (true, false) => change(
             path,
-            "schema-required-added",
-            "medium",
+            SchemaChange::RequiredAdded,
             "new required constrained",
         ),
         (false, true) => change(
             path,
-            "schema-unconstrained-added",
-            "high",
+            SchemaChange::UnconstrainedAdded,
             "new optional unconstrained",
         ),
         (false, false) => change(
             path,
-            "schema-property-added",
-            "low",
+            SchemaChange::PropertyAdded,
             "new optional constrained",
         ),
     }
@@ -333,15 +315,13 @@ fn diff_skeletons(base: &Value, cur: &Value) -> Vec<Change> {
             out.push(if f.required {
                 change(
                     path,
-                    "schema-required-removed",
-                    "high",
+                    SchemaChange::RequiredRemoved,
                     "required property removed",
                 )
             } else {
                 change(
                     path,
-                    "schema-property-removed",
-                    "medium",
+                    SchemaChange::PropertyRemoved,
                     "optional property removed",
                 )
             });
@@ -352,27 +332,26 @@ fn diff_skeletons(base: &Value, cur: &Value) -> Vec<Change> {
         if b.required && !c.required {
             out.push(change(
                 path,
-                "schema-constraint-relaxed",
-                "medium",
+                SchemaChange::ConstraintRelaxed,
                 "required→optional",
             ));
         } else if !b.required && c.required {
             out.push(if is_unconstrained(c) {
                 change(
                     path,
-                    "schema-required-unconstrained-added",
-                    "high",
+                    SchemaChange::RequiredUnconstrainedAdded,
                     "optional→required unconstrained",
                 )
             } else {
-                change(path, "schema-required-added", "medium", "optional→required")
+                change(path, SchemaChange::RequiredAdded, "optional→required")
             });
         }
         diff_type(path, b, c, &mut out);
         diff_enum(path, b, c, &mut out);
         diff_constraints(path, b, c, &mut out);
     }
-    out.sort_by(|a, b| (&a.path, &a.class).cmp(&(&b.path, &b.class)));
+    // In the order of the class names, as the earlier implementation sorted them.
+    out.sort_by(|a, b| (&a.path, a.class.as_str()).cmp(&(&b.path, b.class.as_str())));
     out
 }
 
@@ -389,8 +368,7 @@ fn diff_tool_schema(
 ) {
     let (Some(bs), Some(cs)) = (&b.schema_skeleton, &c.schema_skeleton) else {
         out.push(item(
-            "schema-modified",
-            "high",
+            DriftClass::InputSchema(SchemaChange::Modified),
             target,
             format!("Tool '{name}' inputSchema changed"),
             None,
@@ -400,8 +378,7 @@ fn diff_tool_schema(
     let changes = diff_skeletons(bs, cs);
     if changes.is_empty() {
         out.push(item(
-            "schema-cosmetic-modified",
-            "low",
+            DriftClass::SchemaCosmeticModified,
             target,
             format!("Tool '{name}' inputSchema changed cosmetically (no structural change)"),
             None,
@@ -409,10 +386,13 @@ fn diff_tool_schema(
     }
     for ch in changes {
         out.push(item(
-            &ch.class,
-            ch.severity,
+            DriftClass::InputSchema(ch.class),
             target,
-            format!("Tool '{name}' schema {} at '{}'", ch.class, ch.path),
+            format!(
+                "Tool '{name}' schema {} at '{}'",
+                DriftClass::InputSchema(ch.class),
+                ch.path
+            ),
             Some(ch.detail),
         ));
     }
@@ -429,8 +409,7 @@ fn metadata_changes(
     let (ba, ca) = (flat(&b.annotations_hash), flat(&c.annotations_hash));
     if ba.is_some() && ba != ca {
         out.push(item(
-            "tool-annotations-modified",
-            "high",
+            DriftClass::ToolAnnotationsModified,
             target,
             format!("Tool '{name}' annotations changed (server declarations, not authority)"),
             None,
@@ -442,26 +421,18 @@ fn metadata_changes(
         return;
     }
     let null = hash_null();
-    let mut push = |class: &str, sev: &str, msg: String, detail: Option<String>| {
-        out.push(item(
-            class,
-            sev,
-            target,
-            format!("Tool '{name}' {msg}"),
-            detail,
-        ));
+    let mut push = |class: DriftClass, msg: String, detail: Option<String>| {
+        out.push(item(class, target, format!("Tool '{name}' {msg}"), detail));
     };
     if bo == null {
         push(
-            "schema-out-added",
-            "high",
+            DriftClass::SchemaOutAdded,
             "outputSchema added".into(),
             None,
         );
     } else if co.as_deref() == Some(null.as_str()) {
         push(
-            "schema-out-removed",
-            "high",
+            DriftClass::SchemaOutRemoved,
             "outputSchema removed".into(),
             None,
         );
@@ -473,25 +444,22 @@ fn metadata_changes(
                 let changes = diff_skeletons(&bs, &cs);
                 if changes.is_empty() {
                     push(
-                        "schema-out-cosmetic-modified",
-                        "low",
+                        DriftClass::SchemaOutCosmeticModified,
                         "outputSchema changed cosmetically (no structural change)".into(),
                         None,
                     );
                 }
                 for ch in changes {
-                    let class = ch.class.replacen("schema-", "schema-out-", 1);
+                    let class = DriftClass::OutputSchema(ch.class);
                     push(
-                        &class,
-                        ch.severity,
+                        class,
                         format!("outputSchema {class} at '{}'", ch.path),
                         Some(ch.detail),
                     );
                 }
             }
             _ => push(
-                "schema-out-modified",
-                "high",
+                DriftClass::OutputSchema(SchemaChange::Modified),
                 "outputSchema changed".into(),
                 None,
             ),
@@ -504,8 +472,7 @@ fn diff_tools(base: &[ToolEntry], cur: &[ToolEntry], out: &mut Vec<DriftItem>) {
     let c = index_tools(cur);
     for name in c.keys().filter(|n| !b.contains_key(*n)) {
         out.push(item(
-            "tool-added",
-            "high",
+            DriftClass::ToolAdded,
             &format!("tools/{name}"),
             format!("Tool '{name}' added since pin"),
             None,
@@ -513,8 +480,7 @@ fn diff_tools(base: &[ToolEntry], cur: &[ToolEntry], out: &mut Vec<DriftItem>) {
     }
     for name in b.keys().filter(|n| !c.contains_key(*n)) {
         out.push(item(
-            "tool-removed",
-            "medium",
+            DriftClass::ToolRemoved,
             &format!("tools/{name}"),
             format!("Tool '{name}' removed since pin"),
             None,
@@ -534,8 +500,7 @@ fn diff_tools(base: &[ToolEntry], cur: &[ToolEntry], out: &mut Vec<DriftItem>) {
         let removed: Vec<&&String> = bcap.difference(&ccap).collect();
         for cap in &added {
             out.push(item(
-                "capability-added",
-                "high",
+                DriftClass::CapabilityAdded,
                 &target,
                 format!("Tool '{name}' gained capability '{cap}'"),
                 None,
@@ -543,17 +508,14 @@ fn diff_tools(base: &[ToolEntry], cur: &[ToolEntry], out: &mut Vec<DriftItem>) {
         }
         for cap in &removed {
             out.push(item(
-                "capability-removed",
-                "medium",
+                DriftClass::CapabilityRemoved,
                 &target,
                 format!("Tool '{name}' lost capability '{cap}'"),
                 None,
             ));
         }
         if bt.inspection != ct.inspection {
-            out.push(item(
-                "inspection-policy-modified",
-                "medium",
+            out.push(item(DriftClass::InspectionPolicyModified,
                 &target,
                 format!("Tool '{name}' inspection policy changed (security-relevant relaxation/tightening)"),
                 None,
@@ -565,8 +527,7 @@ fn diff_tools(base: &[ToolEntry], cur: &[ToolEntry], out: &mut Vec<DriftItem>) {
             && removed.is_empty()
         {
             out.push(item(
-                "description-modified",
-                "low",
+                DriftClass::DescriptionModified,
                 &target,
                 format!("Tool '{name}' description changed"),
                 None,
@@ -584,8 +545,7 @@ fn diff_resources(base: &[ResourceEntry], cur: &[ResourceEntry], out: &mut Vec<D
     let c: BTreeMap<&str, &ResourceEntry> = cur.iter().map(|r| (r.uri.as_str(), r)).collect();
     for uri in c.keys().filter(|u| !b.contains_key(*u)) {
         out.push(item(
-            "resource-added",
-            "medium",
+            DriftClass::ResourceAdded,
             &format!("resources/{uri}"),
             format!("Resource '{uri}' added"),
             None,
@@ -593,8 +553,7 @@ fn diff_resources(base: &[ResourceEntry], cur: &[ResourceEntry], out: &mut Vec<D
     }
     for uri in b.keys().filter(|u| !c.contains_key(*u)) {
         out.push(item(
-            "resource-removed",
-            "low",
+            DriftClass::ResourceRemoved,
             &format!("resources/{uri}"),
             format!("Resource '{uri}' removed"),
             None,
@@ -604,8 +563,7 @@ fn diff_resources(base: &[ResourceEntry], cur: &[ResourceEntry], out: &mut Vec<D
         if let Some(cr) = c.get(uri) {
             if br.entry_digest != cr.entry_digest {
                 out.push(item(
-                    "resource-modified",
-                    "low",
+                    DriftClass::ResourceModified,
                     &format!("resources/{uri}"),
                     format!("Resource '{uri}' modified"),
                     None,
@@ -620,8 +578,7 @@ fn diff_prompts(base: &[PromptEntry], cur: &[PromptEntry], out: &mut Vec<DriftIt
     let c: BTreeMap<&str, &PromptEntry> = cur.iter().map(|p| (p.name.as_str(), p)).collect();
     for name in c.keys().filter(|n| !b.contains_key(*n)) {
         out.push(item(
-            "prompt-added",
-            "medium",
+            DriftClass::PromptAdded,
             &format!("prompts/{name}"),
             format!("Prompt '{name}' added"),
             None,
@@ -629,8 +586,7 @@ fn diff_prompts(base: &[PromptEntry], cur: &[PromptEntry], out: &mut Vec<DriftIt
     }
     for name in b.keys().filter(|n| !c.contains_key(*n)) {
         out.push(item(
-            "prompt-removed",
-            "low",
+            DriftClass::PromptRemoved,
             &format!("prompts/{name}"),
             format!("Prompt '{name}' removed"),
             None,
@@ -640,8 +596,7 @@ fn diff_prompts(base: &[PromptEntry], cur: &[PromptEntry], out: &mut Vec<DriftIt
         if let Some(cp) = c.get(name) {
             if bp.entry_digest != cp.entry_digest {
                 out.push(item(
-                    "prompt-modified",
-                    "low",
+                    DriftClass::PromptModified,
                     &format!("prompts/{name}"),
                     format!("Prompt '{name}' modified"),
                     None,
@@ -660,8 +615,7 @@ pub fn compute_drift(baseline: &Lock, current: &Lock) -> Vec<DriftItem> {
     let mut out = Vec::new();
     if baseline.server.command_digest != current.server.command_digest {
         out.push(item(
-            "server-identity",
-            "critical",
+            DriftClass::ServerIdentity,
             "launch/command",
             "Server launch command/args changed since pin (you are pinning a different launch)"
                 .into(),
@@ -672,9 +626,7 @@ pub fn compute_drift(baseline: &Lock, current: &Lock) -> Vec<DriftItem> {
     diff_resources(&baseline.resources, &current.resources, &mut out);
     diff_prompts(&baseline.prompts, &current.prompts, &mut out);
     if baseline.schema_version < 4 && current.schema_version >= 4 && !baseline.pin.approved {
-        out.push(item(
-            "schema-version-migrated",
-            "low",
+        out.push(item(DriftClass::SchemaVersionMigrated,
             "pin/approved_digest",
             "Legacy lock does not commit tool annotations/outputSchema; review and re-pin under schema v4".into(),
             None,
@@ -688,17 +640,14 @@ pub fn compute_drift(baseline: &Lock, current: &Lock) -> Vec<DriftItem> {
             .is_some_and(|d| d != &current.overall_digest)
     {
         out.push(item(
-            "unapproved-change",
-            "high",
+            DriftClass::UnapprovedChange,
             "pin/approved_digest",
             "Surface changed since approval; approved_digest no longer matches the current surface"
                 .into(),
             None,
         ));
         if current.schema_version > baseline.schema_version {
-            out.push(item(
-                "schema-version-migrated",
-                "low",
+            out.push(item(DriftClass::SchemaVersionMigrated,
                 "pin/approved_digest",
                 format!(
                     "Lock schema version migrated v{}→v{}; the approved_digest changed because the lock's schema format was upgraded. This advisory does not excuse the accompanying 'unapproved-change' finding: review it and re-pin to re-attest the surface under schema v{}.",
@@ -708,6 +657,6 @@ pub fn compute_drift(baseline: &Lock, current: &Lock) -> Vec<DriftItem> {
             ));
         }
     }
-    out.sort_by(|a, b| (&a.target, &a.drift_class).cmp(&(&b.target, &b.drift_class)));
+    out.sort_by(|a, b| (&a.target, a.class.as_str()).cmp(&(&b.target, b.class.as_str())));
     out
 }

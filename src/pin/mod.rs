@@ -12,7 +12,6 @@ pub mod checks;
 pub mod commands;
 pub mod configured;
 pub mod drift;
-pub mod emit;
 pub mod lock;
 pub mod options;
 pub mod rotate;

@@ -1,10 +1,24 @@
-//! `--json`: one JSON object per finding.
+//! `--json`: one JSON object per finding, then one summary record; and the JSONL
+//! of `pin --json` and `check --json`.
 //!
-//! Lines follow report order (sources, servers, each server's sorted findings),
-//! with the keys `kind, rule_id, severity, level, target, message, snippet` in
-//! that order, spelled like Python's `json.dumps(ensure_ascii=False)`: separators
-//! `", "` and `": "`, non-ASCII written literally, one `\n` after each object.
-//! No finding, no output. Config-derived fields pass through [`safe_text`](crate::text::safe_text::safe_text) first.
+//! Every record starts with the earlier implementation's fields, in its order and
+//! spelling (see `push_record`): `kind, rule_id, severity, level, target,
+//! message, snippet` for a finding (a drift record has `drift_class` after
+//! `rule_id` and `detail` instead of `snippet`), written like Python's
+//! `json.dumps(ensure_ascii=False)`: separators `", "` and `": "`, non-ASCII
+//! written literally, one `\n` after each object. Config- and server-derived text
+//! passes through [`display`] first.
+//!
+//! Doctor's finding lines follow report order (sources, servers, each server's
+//! sorted findings, then the findings at settings) and add, after the seven
+//! fields, where the finding is: `file` (the config file as shown), `server` (the
+//! entry's name, `null` at a setting), `project` (the `~/.claude.json`
+//! `projects[…]` key, else `null`), `field` (`env.GITHUB_TOKEN`, `args[3]`, or
+//! `null`), `line` and `column` (where the value starts, or `null`), and
+//! `suppressed` (`{"reason": …, "expires": …}`, or `null`). Every key is on every
+//! line. The stream ends with exactly one `{"kind": "summary", …}` record (see
+//! [`render_with_summary`]), so a consumer can tell a clean scan from a file that
+//! was never read.
 //!
 //! `--inventory` adds, before the findings, one `{"kind": "server", …}` line per
 //! audited server: what each client reading of each entry starts, for inventories
@@ -13,33 +27,210 @@
 //! the launch (after the client's expansion), so it names exactly what a lock must
 //! pin without printing any word of it.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::digest;
-use crate::model::{AuditedServer, Finding, Launch, Report};
+use crate::model::{AuditedServer, Coverage, Finding, Launch, Report, Source};
+use crate::render::record::{Evidence, Grade, Record, RecordKind, RecordRule};
 use crate::render::{Targets, FLUSH_AT};
+use crate::rules::Severity;
 use crate::text::display;
+use crate::text::redact::display_capped;
+use crate::text::safe_text::safe_text_capped_cow;
+
+/// Paths (a finding's `file`, a problem's `path` and `rescan`) are printed whole up
+/// to this many code points (Linux's `PATH_MAX`), not cut at the 200 of other
+/// fields: a consumer opens them.
+const PATH_CAP: usize = 4096;
 
 /// Append `s` as a JSON string literal (quotes and escapes as serde_json writes them).
 pub(crate) fn push_json_string(buf: &mut Vec<u8>, s: &str) -> io::Result<()> {
     serde_json::to_writer(buf, s).map_err(io::Error::other)
 }
 
-/// Append one JSONL line for `finding`, without the trailing newline.
-fn push_line(buf: &mut Vec<u8>, finding: &Finding, targets: &mut Targets) -> io::Result<()> {
-    let severity = finding.severity();
-    buf.extend_from_slice(b"{\"kind\": \"finding\", \"rule_id\": ");
-    push_json_string(buf, finding.rule.as_str())?;
-    buf.extend_from_slice(b", \"severity\": ");
-    push_json_string(buf, severity.as_str())?;
-    buf.extend_from_slice(b", \"level\": ");
-    push_json_string(buf, severity.level())?;
-    buf.extend_from_slice(b", \"target\": ");
-    push_json_string(buf, &targets.display(&finding.target))?;
-    buf.extend_from_slice(b", \"message\": ");
-    push_json_string(buf, &display(&finding.message_with_fix()))?;
-    buf.extend_from_slice(b", \"snippet\": ");
-    push_json_string(buf, &display(&finding.snippet))?;
+/// Append `s` as a JSON string, or `null`.
+fn push_json_opt(buf: &mut Vec<u8>, s: Option<&str>) -> io::Result<()> {
+    match s {
+        Some(s) => push_json_string(buf, s),
+        None => {
+            buf.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
+}
+
+/// Append `, "key": ` (keys are ours: plain ASCII).
+fn push_key(buf: &mut Vec<u8>, key: &str) {
+    buf.extend_from_slice(b", \"");
+    buf.extend_from_slice(key.as_bytes());
+    buf.extend_from_slice(b"\": ");
+}
+
+/// Append a number, or `null`.
+fn push_number(buf: &mut Vec<u8>, n: Option<u64>) {
+    match n {
+        Some(n) => buf.extend_from_slice(n.to_string().as_bytes()),
+        None => buf.extend_from_slice(b"null"),
+    }
+}
+
+/// Append the contract's fields of `record`, from the opening brace to its
+/// evidence, without the closing brace: a caller may add fields after them.
+pub(crate) fn push_record(buf: &mut Vec<u8>, record: &Record<'_>) -> io::Result<()> {
+    buf.extend_from_slice(b"{\"kind\": ");
+    push_json_string(buf, record.kind.as_str())?;
+    push_key(buf, "rule_id");
+    push_json_string(buf, &record.rule.id())?;
+    if let RecordKind::Drift(class) = record.kind {
+        push_key(buf, "drift_class");
+        push_json_string(buf, class.as_str())?;
+    }
+    push_key(buf, "severity");
+    push_json_string(buf, &record.severity.as_str())?;
+    push_key(buf, "level");
+    push_json_string(buf, record.severity.level())?;
+    push_key(buf, "target");
+    push_json_string(buf, &record.target)?;
+    push_key(buf, "message");
+    push_json_string(buf, &record.message)?;
+    match &record.evidence {
+        Evidence::Snippet(snippet) => {
+            push_key(buf, "snippet");
+            push_json_string(buf, snippet)?;
+        }
+        Evidence::Detail(detail) => {
+            push_key(buf, "detail");
+            push_json_opt(buf, detail.as_deref())?;
+        }
+    }
+    Ok(())
+}
+
+/// Write each record as one line (`pin --json`, `check --json`).
+pub fn render_records<'a>(
+    records: impl IntoIterator<Item = Record<'a>>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(FLUSH_AT);
+    for record in records {
+        push_record(&mut buf, &record)?;
+        buf.extend_from_slice(b"}\n");
+        if buf.len() >= FLUSH_AT {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
+/// Where a doctor finding is, shared by a server's findings: each field already
+/// display-safe (`None` prints `null`).
+struct Place {
+    file: String,
+    server: Option<String>,
+    project: Option<String>,
+}
+
+/// The file part of a source's label and the `projects[…]` key it names, if any:
+/// a `~/.claude.json` project section's label is `<file>#projects[<key>]`.
+fn split_label<'s>(source: &'s Source, project: Option<&'s str>) -> (&'s str, Option<&'s str>) {
+    let project = project.or_else(|| {
+        // A setting finding has no server entry to say; the section's key is its
+        // project directory.
+        source
+            .project_dir
+            .as_deref()
+            .and_then(|dir| dir.to_str())
+            .filter(|key| source.label.ends_with(&format!("#projects[{key}]")))
+    });
+    match project {
+        Some(key) => match source.label.strip_suffix(&format!("#projects[{key}]")) {
+            Some(file) => (file, Some(key)),
+            None => (&source.label, None),
+        },
+        None => (&source.label, None),
+    }
+}
+
+fn place(report: &Report, source: usize, server: Option<&AuditedServer>) -> Place {
+    let project = server.and_then(|s| s.spec.origin.key.project.as_deref());
+    let (file, project) = match report.sources.get(source) {
+        Some(src) => split_label(src, project),
+        None => ("", project),
+    };
+    Place {
+        file: display_capped(file, PATH_CAP).into_owned(),
+        // The name as written; a spec built without its origin has only the key.
+        server: server.map(|s| {
+            let key = &s.spec.origin.key.name;
+            display(if key.is_empty() { &s.name } else { key }).into_owned()
+        }),
+        project: project.map(|p| display(p).into_owned()),
+    }
+}
+
+/// The record a doctor finding is, its text fields display-safe.
+struct Shown {
+    target: std::sync::Arc<str>,
+    message: String,
+    snippet: String,
+}
+
+fn shown(finding: &Finding, targets: &mut Targets) -> Shown {
+    Shown {
+        target: targets.display(&finding.target),
+        message: display(&finding.message_with_fix()).into_owned(),
+        snippet: display(&finding.snippet).into_owned(),
+    }
+}
+
+/// Append one JSONL line for a doctor finding at `place`, without the newline.
+fn push_line(
+    buf: &mut Vec<u8>,
+    finding: &Finding,
+    place: &Place,
+    targets: &mut Targets,
+) -> io::Result<()> {
+    let text = shown(finding, targets);
+    push_record(
+        buf,
+        &Record {
+            kind: RecordKind::Finding,
+            rule: RecordRule::Catalog(finding.rule),
+            severity: Grade::Known(finding.severity()),
+            target: Cow::Borrowed(&text.target),
+            message: Cow::Borrowed(&text.message),
+            evidence: Evidence::Snippet(Cow::Borrowed(&text.snippet)),
+        },
+    )?;
+    push_key(buf, "file");
+    push_json_string(buf, &place.file)?;
+    push_key(buf, "server");
+    push_json_opt(buf, place.server.as_deref())?;
+    push_key(buf, "project");
+    push_json_opt(buf, place.project.as_deref())?;
+    push_key(buf, "field");
+    let field = finding
+        .field
+        .as_ref()
+        .map(|f| display(&f.to_string()).into_owned());
+    push_json_opt(buf, field.as_deref())?;
+    push_key(buf, "line");
+    push_number(buf, finding.at.map(|p| u64::from(p.line)));
+    push_key(buf, "column");
+    push_number(buf, finding.at.map(|p| u64::from(p.column)));
+    push_key(buf, "suppressed");
+    match &finding.suppressed {
+        Some(s) => {
+            buf.extend_from_slice(b"{\"reason\": ");
+            push_json_string(buf, &display(&s.reason))?;
+            buf.extend_from_slice(b", \"expires\": ");
+            push_json_string(buf, &display(&s.expires))?;
+            buf.push(b'}');
+        }
+        None => buf.extend_from_slice(b"null"),
+    }
     buf.push(b'}');
     Ok(())
 }
@@ -131,26 +322,140 @@ pub fn render_inventory(report: &Report, out: &mut dyn Write) -> io::Result<()> 
     out.write_all(&buf)
 }
 
-/// One JSONL line for `finding`, without the trailing newline.
-pub fn line(finding: &Finding) -> String {
-    let mut buf = Vec::new();
-    // Writing to a Vec cannot fail, and the bytes are UTF-8 JSON.
-    let _ = push_line(&mut buf, finding, &mut Targets::new());
-    String::from_utf8(buf).unwrap_or_default()
+/// Tallies for the summary record, taken while the findings are written.
+#[derive(Default)]
+struct Tally {
+    /// Unsuppressed findings per severity (critical, high, medium, low).
+    by_severity: [u64; 4],
+    suppressed: u64,
 }
 
-/// Write every finding of `report` as one JSON object per line.
-pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+impl Tally {
+    fn add(&mut self, finding: &Finding) {
+        if finding.suppressed.is_some() {
+            self.suppressed += 1;
+            return;
+        }
+        let i = match finding.severity() {
+            Severity::Critical => 0,
+            Severity::High => 1,
+            Severity::Medium => 2,
+            Severity::Low => 3,
+        };
+        self.by_severity[i] += 1;
+    }
+}
+
+/// Write every finding of `report` as one line; returns the tallies.
+fn render_findings(report: &Report, out: &mut dyn Write) -> io::Result<Tally> {
     let mut buf = Vec::with_capacity(2 * FLUSH_AT);
     let mut targets = Targets::new();
-    for finding in report.findings() {
-        push_line(&mut buf, finding, &mut targets)?;
-        buf.push(b'\n');
+    let mut tally = Tally::default();
+    let mut lines =
+        |buf: &mut Vec<u8>, findings: &mut dyn Iterator<Item = &Finding>, place: &Place| {
+            for finding in findings {
+                tally.add(finding);
+                push_line(buf, finding, place, &mut targets)?;
+                buf.push(b'\n');
+                if buf.len() >= FLUSH_AT {
+                    out.write_all(buf)?;
+                    buf.clear();
+                }
+            }
+            io::Result::Ok(())
+        };
+    for server in &report.servers {
+        if server.findings.is_empty() {
+            continue;
+        }
+        let place = place(report, server.source, Some(server));
+        lines(&mut buf, &mut server.findings.iter(), &place)?;
+    }
+    for setting in &report.setting_findings {
+        let place = place(report, setting.source, None);
+        lines(&mut buf, &mut std::iter::once(&setting.finding), &place)?;
+    }
+    out.write_all(&buf)?;
+    Ok(tally)
+}
+
+/// Write every finding of `report` as one JSON object per line (`auth audit
+/// --json`: no summary record).
+pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    render_findings(report, out).map(|_| ())
+}
+
+/// Write every finding of `report`, then the summary record (`doctor --json`).
+/// `exit_code` is the code the process exits with (the caller computes it with
+/// [`crate::parent::doctor::exit_code`]).
+///
+/// The summary's keys, in order: `kind` (`"summary"`), `servers` (audited
+/// entries), `files_read`, `findings` (`{"critical", "high", "medium", "low"}`:
+/// findings not suppressed), `suppressed`, `servers_without_approved_lock`,
+/// `skipped` and `unreadable` (the counters that decide the exit code), `problems`
+/// (every file not scanned: `{"kind": "skipped"|"unreadable", "path", "reason",
+/// "rescan"}`, `rescan` the command that scans it anyway or `null`), `exit_code`.
+pub fn render_with_summary(report: &Report, exit_code: u8, out: &mut dyn Write) -> io::Result<()> {
+    let tally = render_findings(report, out)?;
+    let mut buf = Vec::with_capacity(FLUSH_AT);
+    buf.extend_from_slice(b"{\"kind\": \"summary\"");
+    push_key(&mut buf, "servers");
+    push_number(&mut buf, Some(report.servers.len() as u64));
+    push_key(&mut buf, "files_read");
+    push_number(&mut buf, Some(report.files_read as u64));
+    push_key(&mut buf, "findings");
+    buf.push(b'{');
+    for (i, severity) in ["critical", "high", "medium", "low"].iter().enumerate() {
+        if i > 0 {
+            buf.extend_from_slice(b", ");
+        }
+        push_json_string(&mut buf, severity)?;
+        buf.extend_from_slice(b": ");
+        push_number(&mut buf, Some(tally.by_severity[i]));
+    }
+    buf.push(b'}');
+    push_key(&mut buf, "suppressed");
+    push_number(&mut buf, Some(tally.suppressed));
+    push_key(&mut buf, "servers_without_approved_lock");
+    let unapproved = report
+        .servers
+        .iter()
+        .filter(|s| s.coverage != Coverage::Approved)
+        .count();
+    push_number(&mut buf, Some(unapproved as u64));
+    push_key(&mut buf, "skipped");
+    push_number(&mut buf, Some(report.skipped as u64));
+    push_key(&mut buf, "unreadable");
+    push_number(&mut buf, Some(report.hard_errors as u64));
+    push_key(&mut buf, "problems");
+    buf.push(b'[');
+    for (i, problem) in report.problems.iter().enumerate() {
+        if i > 0 {
+            buf.extend_from_slice(b", ");
+        }
+        buf.extend_from_slice(b"{\"kind\": ");
+        push_json_string(&mut buf, problem.kind.as_str())?;
+        push_key(&mut buf, "path");
+        push_json_string(&mut buf, &safe_text_capped_cow(&problem.path, PATH_CAP))?;
+        push_key(&mut buf, "reason");
+        push_json_string(&mut buf, &display_capped(&problem.reason, PATH_CAP))?;
+        push_key(&mut buf, "rescan");
+        // Already quoted for pasting: only neutralised here, never re-quoted.
+        let rescan = problem
+            .rescan
+            .as_deref()
+            .map(|r| safe_text_capped_cow(r, 2 * PATH_CAP));
+        push_json_opt(&mut buf, rescan.as_deref())?;
+        buf.push(b'}');
         if buf.len() >= FLUSH_AT {
             out.write_all(&buf)?;
             buf.clear();
         }
     }
+    buf.push(b']');
+    push_key(&mut buf, "exit_code");
+    push_number(&mut buf, Some(u64::from(exit_code)));
+    buf.extend_from_slice(b"}\n");
     out.write_all(&buf)
 }
 
@@ -306,6 +611,17 @@ pub(crate) mod tests {
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// Each line's first seven fields, as the earlier implementation wrote the line.
+    fn contract_prefixes(text: &str) -> String {
+        text.lines()
+            .filter(|l| !l.starts_with("{\"kind\": \"summary\""))
+            .map(|l| {
+                let end = l.find(", \"file\": ").unwrap_or(l.len() - 1);
+                format!("{}}}\n", &l[..end])
+            })
+            .collect()
+    }
+
     #[test]
     fn worked_example_lines_exact() {
         let expected = r#"{"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/.claude.json#projects[/repo]#ok", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "ok"}
@@ -317,7 +633,109 @@ pub(crate) mod tests {
 {"kind": "finding", "rule_id": "WRD-AUTH-PLAINTEXT-HTTP", "severity": "high", "level": "error", "target": "~/Library/Application Support/Claude/claude_desktop_config.json#remote", "message": "remote MCP endpoint 'mcp.example.com' uses cleartext http://; use https://", "snippet": "http://mcp.example.com"}
 {"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/Library/Application Support/Claude/claude_desktop_config.json#remote", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "remote"}
 "#;
-        assert_eq!(render_string(&worked_example()), expected);
+        assert_eq!(
+            contract_prefixes(&render_string(&worked_example())),
+            expected
+        );
+        // Then where each finding is; the second line in full.
+        let text = render_string(&worked_example());
+        let second = text.lines().nth(1).unwrap_or_default();
+        assert_eq!(
+            second,
+            r#"{"kind": "finding", "rule_id": "WRD-AUTH-TOKEN-IN-CONFIG", "severity": "high", "level": "error", "target": "~/.cursor/mcp.json#gh", "message": "auth key 'GITHUB_TOKEN' holds a literal credential in config; reference a secret manager (${VAR}) instead", "snippet": "ghp_…(len=40)", "file": "~/.cursor/mcp.json", "server": "gh", "project": null, "field": null, "line": null, "column": null, "suppressed": null}"#
+        );
+    }
+
+    #[test]
+    fn structured_fields_say_where_the_finding_is() {
+        let mut r = worked_example();
+        // A projects[…] section: file without the section, project its key.
+        r.servers[0].spec.origin.key.project = Some("/repo".into());
+        r.servers[0].spec.origin.key.name = "ok".into();
+        let f = &mut r.servers[1].findings[0];
+        f.field = Some(crate::model::FieldPath::Env("GITHUB TOKEN".into()));
+        f.at = Some(crate::model::Position {
+            line: 4,
+            column: 27,
+        });
+        f.suppressed = Some(crate::model::Suppression {
+            reason: "rotated \u{1b}[2K".into(),
+            expires: "2027-01-31".into(),
+        });
+        let mut buf = Vec::new();
+        render_with_summary(&r, 1, &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8(buf).unwrap_or_default();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        assert_eq!(lines[0]["file"], "~/.claude.json");
+        assert_eq!(lines[0]["project"], "/repo");
+        assert_eq!(lines[0]["server"], "ok");
+        let gh = &lines[1];
+        assert_eq!(gh["file"], "~/.cursor/mcp.json");
+        assert_eq!(gh["project"], serde_json::Value::Null);
+        assert_eq!(gh["field"], "env[\"GITHUB TOKEN\"]");
+        assert_eq!(
+            (gh["line"].as_u64(), gh["column"].as_u64()),
+            (Some(4), Some(27))
+        );
+        assert_eq!(
+            gh["suppressed"],
+            serde_json::json!({"reason": "rotated \u{FFFD}[2K", "expires": "2027-01-31"})
+        );
+        // The summary: last, once; the suppressed finding is counted apart.
+        let summary = lines.last().cloned().unwrap_or_default();
+        assert_eq!(summary["kind"], "summary");
+        assert_eq!(text.matches("\"kind\": \"summary\"").count(), 1);
+        assert_eq!(
+            summary["findings"],
+            serde_json::json!({"critical": 1, "high": 2, "medium": 1, "low": 3})
+        );
+        assert_eq!(summary["suppressed"], 1);
+        assert_eq!(summary["servers"], 3);
+        assert_eq!(summary["files_read"], 3);
+        assert_eq!(summary["servers_without_approved_lock"], 3);
+        assert_eq!(summary["exit_code"], 1);
+        assert_eq!(summary["problems"], serde_json::json!([]));
+    }
+
+    /// A skipped file with its rescan line and an unreadable one with a hostile
+    /// character in its path.
+    pub(crate) fn sample_problems() -> Vec<crate::model::FileProblem> {
+        vec![
+            crate::model::FileProblem {
+                kind: crate::model::ProblemKind::Skipped,
+                path: "~/.claude.json".into(),
+                reason: "larger than 64 MiB".into(),
+                rescan: Some("mcp-warden doctor --config '/home/u/.claude.json'".into()),
+            },
+            crate::model::FileProblem {
+                kind: crate::model::ProblemKind::Unreadable,
+                path: ".mcp.json\u{202e}".into(),
+                reason: "not JSON".into(),
+                rescan: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn summary_lists_every_file_not_scanned() {
+        let r = Report {
+            skipped: 1,
+            hard_errors: 1,
+            problems: sample_problems(),
+            ..Report::default()
+        };
+        let mut buf = Vec::new();
+        render_with_summary(&r, 2, &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8(buf).unwrap_or_default();
+        let expected = concat!(
+            r#"{"kind": "summary", "servers": 0, "files_read": 0, "findings": {"critical": 0, "high": 0, "medium": 0, "low": 0}, "suppressed": 0, "servers_without_approved_lock": 0, "skipped": 1, "unreadable": 1, "problems": ["#,
+            r#"{"kind": "skipped", "path": "~/.claude.json", "reason": "larger than 64 MiB", "rescan": "mcp-warden doctor --config '/home/u/.claude.json'"}, "#,
+            "{\"kind\": \"unreadable\", \"path\": \".mcp.json\u{FFFD}\", \"reason\": \"not JSON\", \"rescan\": null}], \"exit_code\": 2}\n"
+        );
+        assert_eq!(text, expected);
     }
 
     #[test]
@@ -332,7 +750,7 @@ pub(crate) mod tests {
         f.target = "~/x.json#gh\n{\"kind\": \"finding\"}\u{202e}\"\\".into();
         f.message = "m\u{1b}[2K".into();
         f.snippet = "s".repeat(300);
-        let text = render_string(&r);
+        let text = contract_prefixes(&render_string(&r));
         assert_eq!(text.lines().count(), 8);
         let first = text.lines().next().unwrap_or_default();
         assert!(!first.contains('\u{1b}') && !first.contains('\u{202e}'));

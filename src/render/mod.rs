@@ -9,8 +9,11 @@
 //! * [`style`]: the one colour decision (`--color`, `NO_COLOR`, `CLICOLOR`,
 //!   `CLICOLOR_FORCE`, `TERM`) and the width of the output stream;
 //! * [`wrap`]: display width and line filling that never splits a word;
-//! * [`jsonl::render`]: `--json`, one object per finding;
+//! * [`jsonl::render_with_summary`]: `--json`, one object per finding and a
+//!   summary record;
 //! * [`sarif::render`]: `--sarif`, SARIF 2.1.0 for GitHub code scanning;
+//! * [`record`]: the record shape those two writers write, for doctor and for
+//!   `pin`/`check` alike;
 //! * [`servers`]: `--servers`, the effective view per client, and the header's
 //!   per-client counts;
 //! * [`lock_names`]: lock file names ([`lock_names::assign_lock_names`], shared with
@@ -27,6 +30,7 @@ pub mod findings;
 pub mod jsonl;
 pub mod lock_names;
 pub mod next_steps;
+pub mod record;
 pub mod sarif;
 pub mod servers;
 pub mod style;

@@ -16,11 +16,14 @@ use std::sync::Arc;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::model::{AuditedServer, Finding, Report};
+use std::borrow::Cow;
+
+use crate::model::{AuditedServer, FileProblem, Finding, ProblemKind, Report};
+use crate::render::record::{Evidence, Grade, LockRecord, Record, RecordKind, RecordRule};
 use crate::render::Targets;
-use crate::rules::{Rule, RuleId, RULES};
+use crate::rules::{Rule, RuleId, Severity, RULES};
 use crate::text::display;
-use crate::text::safe_text::safe_text;
+use crate::text::safe_text::{safe_text, safe_text_capped};
 
 /// The SARIF schema URI GitHub and the SARIF tools recognise.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -49,15 +52,47 @@ struct Run<'a> {
     tool: Tool<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     original_uri_base_ids: Option<OriginalUriBaseIds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invocations: Option<[Invocation; 1]>,
     results: Vec<SarifResult>,
-    column_kind: &'static str,
-    properties: RunProperties,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column_kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<RunProperties>,
 }
 
 #[derive(Serialize)]
 struct OriginalUriBaseIds {
     #[serde(rename = "%SRCROOT%")]
     srcroot: ArtifactLocation,
+}
+
+/// The run's one invocation: whether doctor could do its job (false when the exit
+/// is 2: a file could not be read), and every file it did not scan.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    exit_code: i32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Text,
+    properties: NotificationProperties,
+}
+
+#[derive(Serialize)]
+struct NotificationProperties {
+    /// `skipped` or `unreadable`.
+    kind: &'static str,
+    path: String,
+    reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rescan: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -102,7 +137,7 @@ struct Help {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ReportingDescriptor {
-    id: &'static str,
+    id: String,
     name: String,
     short_description: Text,
     full_description: Text,
@@ -127,25 +162,45 @@ struct RuleProperties {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SarifResult {
-    rule_id: &'static str,
+    rule_id: String,
     rule_index: usize,
     level: &'static str,
     message: Text,
     locations: [Location; 1],
-    partial_fingerprints: PartialFingerprints,
+    partial_fingerprints: std::collections::BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppressions: Option<[SarifSuppression; 1]>,
     properties: ResultProperties,
 }
 
+/// A user suppression (`ignore.toml`): `external` (it is not in the scanned file),
+/// accepted, with the user's reason as the justification.
 #[derive(Serialize)]
-struct PartialFingerprints {
-    #[serde(rename = "mcpWardenFinding/v1")]
-    finding: String,
+struct SarifSuppression {
+    kind: &'static str,
+    status: &'static str,
+    justification: String,
+    properties: SuppressionProperties,
 }
 
 #[derive(Serialize)]
+struct SuppressionProperties {
+    /// The ISO date after which the entry no longer applies.
+    expires: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct ResultProperties {
-    severity: &'static str,
+    severity: String,
     target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drift_class: Option<&'static str>,
+    /// The drift's target again: the name the earlier implementation gave it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -176,7 +231,8 @@ struct ArtifactLocation {
 #[serde(rename_all = "camelCase")]
 struct Region {
     start_line: u32,
-    start_column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_column: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -201,29 +257,48 @@ pub fn rule_name(code: &str) -> String {
         .collect()
 }
 
+/// A catalog rule's descriptor (doctor lists the whole catalog).
 fn descriptor(rule: &Rule) -> ReportingDescriptor {
+    descriptor_for(rule.code, Some(rule), Grade::Known(rule.severity))
+}
+
+/// The descriptor of rule id `id`, documented by `rule` (a fine-grained drift id by
+/// its class's catalog entry, at the class's own severity; an id no catalog entry
+/// documents by a line saying so).
+fn descriptor_for(id: &str, rule: Option<&Rule>, severity: Grade<'_>) -> ReportingDescriptor {
+    // `id` is already display-safe (see `RecordRule::id`).
+    let (short, help) = match rule {
+        Some(rule) => (rule.short.to_string(), rule.help.to_string()),
+        None => (
+            format!("{id}."),
+            "This version of mcp-warden does not know this rule; see the message for details."
+                .to_string(),
+        ),
+    };
+    let shown = id;
     ReportingDescriptor {
-        id: rule.code,
-        name: rule_name(rule.code),
-        short_description: Text {
-            text: rule.short.to_string(),
-        },
+        id: shown.to_string(),
+        name: rule_name(shown),
         full_description: Text {
-            text: format!("{} {}", rule.short, rule.help),
+            text: format!("{short} {help}"),
         },
-        help_uri: format!("{RULES_DOC_URI}#{}", rule.code.to_ascii_lowercase()),
+        help_uri: format!("{RULES_DOC_URI}#{}", shown.to_ascii_lowercase()),
         help: Help {
-            text: rule.help.to_string(),
             markdown: format!(
-                "**{}** (default severity: {})\n\n{}\n\n{}",
-                rule.code, rule.severity, rule.short, rule.help
+                "**{shown}** (default severity: {})\n\n{short}\n\n{help}",
+                severity.as_str()
             ),
+            text: help,
         },
+        short_description: Text { text: short },
         default_configuration: DefaultConfiguration {
-            level: rule.severity.level(),
+            level: severity.level(),
         },
         properties: RuleProperties {
-            security_severity: rule.severity.security_severity(),
+            security_severity: match severity {
+                Grade::Known(s) => s.security_severity(),
+                Grade::Unknown(_) => Severity::Medium.security_severity(),
+            },
             tags: ["security"],
         },
     }
@@ -355,8 +430,53 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The SARIF result of one record.
+struct Placed {
+    rule_index: usize,
+    physical_location: Option<PhysicalLocation>,
+    fingerprint: (&'static str, String),
+    suppression: Option<[SarifSuppression; 1]>,
+}
+
+fn result_of(record: &Record<'_>, placed: Placed) -> SarifResult {
+    let target = record.target.to_string();
+    let (drift_class, schema_path, detail) = match (&record.kind, &record.evidence) {
+        (RecordKind::Drift(class), Evidence::Detail(detail)) => (
+            Some(class.as_str()),
+            Some(target.clone()),
+            detail.as_deref().map(str::to_string),
+        ),
+        _ => (None, None, None),
+    };
+    SarifResult {
+        rule_id: record.rule.id().to_string(),
+        rule_index: placed.rule_index,
+        level: record.severity.level(),
+        message: Text {
+            text: record.sarif_message(),
+        },
+        locations: [Location {
+            physical_location: placed.physical_location,
+            logical_locations: [LogicalLocation {
+                fully_qualified_name: target.clone(),
+                kind: "resource",
+            }],
+        }],
+        partial_fingerprints: [placed.fingerprint].into_iter().collect(),
+        suppressions: placed.suppression,
+        properties: ResultProperties {
+            severity: record.severity.as_str().to_string(),
+            target,
+            drift_class,
+            schema_path,
+            detail,
+        },
+    }
+}
+
 /// Where a finding is: its source (index into [`Report::sources`]) and the
-/// position of the server's or setting's key.
+/// position of the server's or setting's key, the fallback when the finding does
+/// not say where its value is.
 #[derive(Clone, Copy)]
 struct At {
     source: usize,
@@ -371,50 +491,122 @@ fn result(
     base_dir: &Path,
     memo: &mut (Targets, Fingerprints),
 ) -> SarifResult {
-    let severity = finding.severity();
     // Capped at 200 code points by `display`: one short copy per result.
-    let target = memo.0.display(&finding.target).to_string();
+    let target = memo.0.display(&finding.target);
+    let with_fix = finding.message_with_fix();
+    let message = display(&with_fix);
+    let record = Record {
+        kind: RecordKind::Finding,
+        rule: RecordRule::Catalog(finding.rule),
+        severity: Grade::Known(finding.severity()),
+        target: Cow::Borrowed(&target),
+        message,
+        evidence: Evidence::Snippet(display(&finding.snippet)),
+    };
+    let (line, column) = match finding.at {
+        Some(p) => (p.line, p.column),
+        None => (at.line, at.column),
+    };
     let physical_location = report
         .sources
         .get(at.source)
         .map(|source| PhysicalLocation {
             artifact_location: artifact_location(&source.path, base_dir),
-            region: (at.line > 0).then(|| Region {
-                start_line: at.line,
-                start_column: at.column.max(1),
+            region: (line > 0).then(|| Region {
+                start_line: line,
+                start_column: Some(column.max(1)),
             }),
         });
-    SarifResult {
-        rule_id: finding.rule.as_str(),
-        rule_index: finding.rule as usize,
-        level: severity.level(),
-        message: Text {
-            text: format!(
-                "{} [{}]",
-                display(&finding.message_with_fix()),
-                display(&finding.snippet)
-            ),
-        },
-        locations: [Location {
+    let suppression = finding.suppressed.as_ref().map(|s| {
+        [SarifSuppression {
+            kind: "external",
+            status: "accepted",
+            justification: display(&s.reason).into_owned(),
+            properties: SuppressionProperties {
+                expires: display(&s.expires).into_owned(),
+            },
+        }]
+    });
+    result_of(
+        &record,
+        Placed {
+            rule_index: finding.rule as usize,
             physical_location,
-            logical_locations: [LogicalLocation {
-                fully_qualified_name: target.clone(),
-                kind: "resource",
-            }],
-        }],
-        partial_fingerprints: PartialFingerprints {
-            finding: memo.1.of(finding),
+            fingerprint: (FINGERPRINT_KEY, memo.1.of(finding)),
+            suppression,
         },
-        properties: ResultProperties {
-            severity: severity.as_str(),
-            target,
+    )
+}
+
+/// `%SRCROOT%`, when `base_dir` is absolute.
+fn original_uri_base_ids(base_dir: &Path) -> Option<OriginalUriBaseIds> {
+    base_dir.is_absolute().then(|| {
+        let mut uri = file_uri(base_dir);
+        if !uri.ends_with('/') {
+            uri.push('/');
+        }
+        OriginalUriBaseIds {
+            srcroot: ArtifactLocation {
+                uri,
+                uri_base_id: None,
+            },
+        }
+    })
+}
+
+fn driver(tool_version: &str, rules: Vec<ReportingDescriptor>) -> Tool<'_> {
+    Tool {
+        driver: Driver {
+            name: "mcp-warden",
+            version: tool_version,
+            semantic_version: tool_version,
+            information_uri: INFORMATION_URI,
+            rules,
+        },
+    }
+}
+
+/// Pretty-printed with a trailing newline.
+fn finish(log: &Log<'_>) -> String {
+    // Serialising these plain structs cannot fail (string keys, no maps of non-strings).
+    let mut text = serde_json::to_string_pretty(log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The one notification of a file doctor did not scan.
+fn notification(problem: &FileProblem) -> Notification {
+    let path = safe_text_capped(&problem.path, 4096);
+    let reason = crate::text::redact::display_capped(&problem.reason, 4096).into_owned();
+    let (level, what) = match problem.kind {
+        ProblemKind::Skipped => ("warning", "skipped, not scanned"),
+        ProblemKind::Unreadable => ("error", "could not be read, not scanned"),
+    };
+    let rescan = problem.rescan.as_deref().map(|r| safe_text_capped(r, 8192));
+    let mut text = format!("{path}: {what}: {reason}");
+    if let Some(rescan) = &rescan {
+        text.push_str(&format!(" (to scan it anyway: {rescan})"));
+    }
+    if !text.ends_with('.') {
+        text.push('.');
+    }
+    Notification {
+        level,
+        message: Text { text },
+        properties: NotificationProperties {
+            kind: problem.kind.as_str(),
+            path,
+            reason,
+            rescan,
         },
     }
 }
 
 /// The SARIF 2.1.0 log for `report`, pretty-printed with a trailing newline.
-/// `base_dir` (the directory doctor ran in, absolute) becomes `%SRCROOT%`.
-pub fn render(report: &Report, tool_version: &str, base_dir: &Path) -> String {
+/// `base_dir` (the directory doctor ran in, absolute) becomes `%SRCROOT%`;
+/// `exit_code` is the code the process exits with (computed by the caller with
+/// [`crate::parent::doctor::exit_code`]): 2 makes `executionSuccessful` false.
+pub fn render(report: &Report, tool_version: &str, base_dir: &Path, exit_code: u8) -> String {
     let mut memo = (Targets::new(), Fingerprints::new());
     let at_server = |server: &AuditedServer| At {
         source: server.source,
@@ -435,45 +627,103 @@ pub fn render(report: &Report, tool_version: &str, base_dir: &Path) -> String {
         }))
         .map(|(at, finding)| result(report, at, finding, base_dir, &mut memo))
         .collect();
-    let original_uri_base_ids = base_dir.is_absolute().then(|| {
-        let mut uri = file_uri(base_dir);
-        if !uri.ends_with('/') {
-            uri.push('/');
-        }
-        OriginalUriBaseIds {
-            srcroot: ArtifactLocation {
-                uri,
-                uri_base_id: None,
-            },
-        }
-    });
     let log = Log {
         schema: SARIF_SCHEMA,
         version: SARIF_VERSION,
         runs: [Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "mcp-warden",
-                    version: tool_version,
-                    semantic_version: tool_version,
-                    information_uri: INFORMATION_URI,
-                    rules: RULES.iter().map(descriptor).collect(),
-                },
-            },
-            original_uri_base_ids,
+            tool: driver(tool_version, RULES.iter().map(descriptor).collect()),
+            original_uri_base_ids: original_uri_base_ids(base_dir),
+            invocations: Some([Invocation {
+                execution_successful: exit_code != 2,
+                exit_code: i32::from(exit_code),
+                tool_execution_notifications: report.problems.iter().map(notification).collect(),
+            }]),
             results,
-            column_kind: "unicodeCodePoints",
-            properties: RunProperties {
+            column_kind: Some("unicodeCodePoints"),
+            properties: Some(RunProperties {
                 sandbox: safe_text(&report.sandbox),
                 skipped_configs: report.skipped,
                 unreadable_configs: report.hard_errors,
-            },
+            }),
         }],
     };
-    // Serialising these plain structs cannot fail (string keys, no maps of non-strings).
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    finish(&log)
+}
+
+/// The `partialFingerprints` key of `pin`/`check` results.
+pub const LOCK_FINGERPRINT_KEY: &str = "mcpWardenPin/v1";
+
+/// The SARIF 2.1.0 log of `pin` or `check`: one result per record, located in the
+/// lock at `lock_path` (relative to `%SRCROOT%`, `base_dir`, when it is under it),
+/// at the line of the entry the record is about. `rules` lists the ids that occur,
+/// sorted, each documented by its catalog entry.
+pub fn render_lock(
+    records: &[LockRecord<'_>],
+    lock_path: &Path,
+    base_dir: &Path,
+    tool_version: &str,
+) -> String {
+    let mut ids: Vec<(Cow<'_, str>, RecordRule<'_>, Grade<'_>)> = records
+        .iter()
+        .map(|r| (r.record.rule.id(), r.record.rule, r.record.severity))
+        .collect();
+    ids.sort_by(|a, b| a.0.cmp(&b.0));
+    ids.dedup_by(|a, b| a.0 == b.0);
+    let rules = ids
+        .iter()
+        .map(|(id, rule, recorded)| {
+            // A drift id's level is its class's; a catalog rule's the catalog's; an
+            // unknown one's what the lock recorded.
+            let severity = match rule {
+                RecordRule::Drift(class) => Grade::Known(class.severity()),
+                RecordRule::Catalog(rule) => Grade::Known(rule.severity()),
+                RecordRule::Unknown(_) => *recorded,
+            };
+            descriptor_for(id, rule.catalog().map(RuleId::rule), severity)
+        })
+        .collect();
+    let artifact = || artifact_location(lock_path, base_dir);
+    let results = records
+        .iter()
+        .map(|r| {
+            let id = r.record.rule.id();
+            let mut h = Sha256::new();
+            for part in [&id, r.target, r.fingerprinted] {
+                h.update(part.as_bytes());
+                h.update([0u8]);
+            }
+            result_of(
+                &r.record,
+                Placed {
+                    rule_index: ids
+                        .binary_search_by(|(i, _, _)| i.as_ref().cmp(&id))
+                        .unwrap_or(0),
+                    physical_location: Some(PhysicalLocation {
+                        artifact_location: artifact(),
+                        region: Some(Region {
+                            start_line: r.line.max(1),
+                            start_column: None,
+                        }),
+                    }),
+                    fingerprint: (LOCK_FINGERPRINT_KEY, hex(&h.finalize())),
+                    suppression: None,
+                },
+            )
+        })
+        .collect();
+    let log = Log {
+        schema: SARIF_SCHEMA,
+        version: SARIF_VERSION,
+        runs: [Run {
+            tool: driver(tool_version, rules),
+            original_uri_base_ids: original_uri_base_ids(base_dir),
+            invocations: None,
+            results,
+            column_kind: None,
+            properties: None,
+        }],
+    };
+    finish(&log)
 }
 
 #[cfg(test)]
@@ -587,6 +837,15 @@ mod tests {
         r
     }
 
+    /// The results of a log that validates.
+    fn results_of(text: &str) -> Vec<Value> {
+        validate(text);
+        parse(text)["runs"][0]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
     fn validate(text: &str) {
         let schema: Value = parse(SCHEMA);
         let validator =
@@ -601,13 +860,24 @@ mod tests {
 
     #[test]
     fn validates_against_the_sarif_schema() {
-        validate(&render(&mixed_report(), "0.1.0", Path::new("/work/repo")));
+        validate(&render(
+            &mixed_report(),
+            "0.1.0",
+            Path::new("/work/repo"),
+            1,
+        ));
         validate(&render(
             &Report::default(),
             "0.1.0",
             Path::new("/work/repo"),
+            1,
         ));
-        validate(&render(&worked_example(), "0.1.0", Path::new("relative")));
+        validate(&render(
+            &worked_example(),
+            "0.1.0",
+            Path::new("relative"),
+            1,
+        ));
     }
 
     #[test]
@@ -629,7 +899,7 @@ mod tests {
                 suppressed: None,
             },
         });
-        let text = render(&r, "0.1.0", Path::new("/work/repo"));
+        let text = render(&r, "0.1.0", Path::new("/work/repo"), 1);
         validate(&text);
         let log = parse(&text);
         let results = log["runs"][0]["results"]
@@ -656,7 +926,12 @@ mod tests {
     #[test]
     fn schema_rejects_a_broken_log() {
         // The validation has teeth: a result without a message is refused.
-        let mut v = parse(&render(&mixed_report(), "0.1.0", Path::new("/work/repo")));
+        let mut v = parse(&render(
+            &mixed_report(),
+            "0.1.0",
+            Path::new("/work/repo"),
+            1,
+        ));
         if let Some(obj) = v["runs"][0]["results"][0].as_object_mut() {
             obj.remove("message");
         }
@@ -668,7 +943,7 @@ mod tests {
 
     #[test]
     fn structure() {
-        let text = render(&mixed_report(), "0.1.0", Path::new("/work/repo"));
+        let text = render(&mixed_report(), "0.1.0", Path::new("/work/repo"), 1);
         assert!(text.ends_with("}\n"));
         assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
         let v = parse(&text);
@@ -758,8 +1033,8 @@ mod tests {
 
     #[test]
     fn fingerprints_are_stable_and_distinct() {
-        let a = render(&mixed_report(), "0.1.0", Path::new("/work/repo"));
-        let b = render(&mixed_report(), "9.9.9", Path::new("/elsewhere"));
+        let a = render(&mixed_report(), "0.1.0", Path::new("/work/repo"), 1);
+        let b = render(&mixed_report(), "9.9.9", Path::new("/elsewhere"), 1);
         let fp = |t: &str| -> Vec<Value> {
             parse(t)["runs"][0]["results"]
                 .as_array()
@@ -782,6 +1057,7 @@ mod tests {
             &Report::default(),
             "0.1.0",
             Path::new("/work/repo"),
+            1,
         ));
         assert_eq!(v["runs"][0]["results"], Value::Array(vec![]));
         assert_eq!(
@@ -805,12 +1081,220 @@ mod tests {
         };
         write(
             "findings.sarif",
-            render(&mixed_report(), "0.1.0", Path::new("/work/repo")),
+            render(&mixed_report(), "0.1.0", Path::new("/work/repo"), 1),
         );
         write(
             "empty.sarif",
-            render(&Report::default(), "0.1.0", Path::new("/work/repo")),
+            render(&Report::default(), "0.1.0", Path::new("/work/repo"), 1),
         );
+        write("problems.sarif", problems_sample());
+        write("lock.sarif", lock_sample());
+    }
+
+    #[test]
+    fn regions_are_at_the_value_when_the_finding_says_where_it_is() {
+        let mut r = mixed_report();
+        // The curl|sh finding is about args[1], on line 4; the other finding of the
+        // server says nothing and stays at the entry's key (3:5).
+        let curl = &mut r.servers[3].findings[1];
+        curl.field = Some(crate::model::FieldPath::Arg(1));
+        curl.at = Some(crate::model::Position {
+            line: 4,
+            column: 22,
+        });
+        let text = render(&r, "0.1.0", Path::new("/work/repo"), 1);
+        validate(&text);
+        let v = parse(&text);
+        let region = |i: usize| {
+            let reg = &v["runs"][0]["results"][i]["locations"][0]["physicalLocation"]["region"];
+            (reg["startLine"].as_u64(), reg["startColumn"].as_u64())
+        };
+        assert_eq!(v["runs"][0]["results"][9]["ruleId"], "WRD-SUP-CURL-PIPE");
+        assert_eq!(region(9), (Some(4), Some(22)));
+        assert_eq!(region(8), (Some(3), Some(5)));
+    }
+
+    /// `mixed_report` with a skipped and an unreadable file, a suppressed finding
+    /// and a finding located at its value.
+    fn report_with_problems() -> Report {
+        let mut r = mixed_report();
+        r.skipped = 1;
+        r.hard_errors = 1;
+        r.problems = crate::render::jsonl::tests::sample_problems();
+        r.servers[1].findings[3].suppressed = Some(crate::model::Suppression {
+            reason: "pinned by the internal mirror".into(),
+            expires: "2027-01-31".into(),
+        });
+        r.servers[3].findings[1].at = Some(crate::model::Position {
+            line: 4,
+            column: 22,
+        });
+        r
+    }
+
+    fn problems_sample() -> String {
+        render(&report_with_problems(), "0.1.0", Path::new("/work/repo"), 2)
+    }
+
+    #[test]
+    fn files_not_scanned_are_notifications_and_unreadable_is_unsuccessful() {
+        let r = report_with_problems();
+        for (code, successful) in [(2u8, false), (1, true)] {
+            let text = render(&r, "0.1.0", Path::new("/work/repo"), code);
+            validate(&text);
+            assert!(!text.contains('\u{202e}'));
+            let v = parse(&text);
+            let invocation = &v["runs"][0]["invocations"][0];
+            assert_eq!(invocation["executionSuccessful"], successful);
+            assert_eq!(invocation["exitCode"], code);
+            let notes = invocation["toolExecutionNotifications"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(notes.len(), 2);
+            assert_eq!(notes[0]["level"], "warning");
+            assert_eq!(notes[0]["properties"]["kind"], "skipped");
+            assert_eq!(notes[0]["properties"]["path"], "~/.claude.json");
+            assert_eq!(
+                notes[0]["message"]["text"],
+                "~/.claude.json: skipped, not scanned: larger than 64 MiB (to scan it anyway: mcp-warden doctor --config '/home/u/.claude.json')."
+            );
+            assert_eq!(notes[1]["level"], "error");
+            assert_eq!(notes[1]["properties"]["kind"], "unreadable");
+            assert!(notes[1]["properties"].get("rescan").is_none());
+        }
+        // Nothing unscanned: an invocation without notifications.
+        let v = parse(&render(&worked_example(), "0.1.0", Path::new("/w"), 1));
+        let invocation = &v["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], true);
+        assert!(invocation.get("toolExecutionNotifications").is_none());
+    }
+
+    #[test]
+    fn suppressed_findings_carry_an_external_suppression() {
+        let results = results_of(&problems_sample());
+        let suppressed: Vec<&Value> = results
+            .iter()
+            .filter(|r| r.get("suppressions").is_some())
+            .collect();
+        assert_eq!(suppressed.len(), 1);
+        assert_eq!(suppressed[0]["ruleId"], "WRD-SUP-NPX-UNPINNED");
+        assert_eq!(
+            suppressed[0]["suppressions"],
+            serde_json::json!([{
+                "kind": "external",
+                "status": "accepted",
+                "justification": "pinned by the internal mirror",
+                "properties": {"expires": "2027-01-31"}
+            }])
+        );
+    }
+
+    #[test]
+    fn project_files_are_relative_to_srcroot_and_others_absolute() {
+        let text = render(&mixed_report(), "0.1.0", Path::new("/work/repo"), 1);
+        let v = parse(&text);
+        assert_eq!(
+            v["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+            "file:///work/repo/"
+        );
+        let artifacts: Vec<Value> = v["runs"][0]["results"]
+            .as_array()
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"].clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            artifacts[8],
+            serde_json::json!({"uri": ".mcp.json", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            artifacts[1],
+            serde_json::json!({"uri": "file:///home/u/.cursor/mcp.json"})
+        );
+        // A sibling directory that shares the prefix is not under the project.
+        assert_eq!(
+            artifact_location(Path::new("/work/repo2/.mcp.json"), Path::new("/work/repo")).uri,
+            "file:///work/repo2/.mcp.json"
+        );
+    }
+
+    /// A `pin`/`check` log: a catalog finding, one with a rule and severity this
+    /// version does not know, and a fine-grained drift item.
+    fn lock_sample() -> String {
+        use crate::pin::drift::DriftItem;
+        use crate::pin::lock::{LockFinding, Recorded};
+        use crate::pin::rules::{DriftClass, SchemaChange};
+        let findings = vec![
+            LockFinding::new(
+                RuleId::CapShell,
+                "tools/run".into(),
+                "Tool derives capability 'shell-exec' (property 'command')".into(),
+                "property 'command'".into(),
+            ),
+            LockFinding {
+                rule_id: Recorded::Unknown("WRD-FUTURE-RULE".into()),
+                severity: Recorded::Unknown("severe".into()),
+                target: "tools/run".into(),
+                message: "from a newer version".into(),
+                snippet: "x".into(),
+            },
+        ];
+        let drift = vec![DriftItem {
+            class: DriftClass::InputSchema(SchemaChange::EnumAdded),
+            target: "tools/run".into(),
+            message: "Tool 'run' schema schema-enum-added at 'mode'".into(),
+            detail: Some("enum added".into()),
+        }];
+        let lock_text = "{\n  \"tools\": [\n    {\n      \"name\": \"run\",\n";
+        let records = crate::render::record::lock_records(&findings, &drift, lock_text);
+        render_lock(
+            &records,
+            Path::new("/work/repo/x.lock"),
+            Path::new("/work/repo"),
+            "0.1.0",
+        )
+    }
+
+    #[test]
+    fn lock_records_point_into_the_lock_and_keep_unknown_rules() {
+        let text = lock_sample();
+        let v = parse(&text);
+        let results = results_of(&text);
+        assert_eq!(results.len(), 3);
+        for r in &results {
+            let loc = &r["locations"][0]["physicalLocation"];
+            assert_eq!(loc["artifactLocation"]["uri"], "x.lock");
+            assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+            assert_eq!(loc["region"]["startLine"], 4);
+        }
+        assert_eq!(results[1]["ruleId"], "WRD-FUTURE-RULE");
+        assert_eq!(results[1]["level"], "warning");
+        assert_eq!(results[1]["properties"]["severity"], "severe");
+        assert_eq!(results[2]["ruleId"], "WRD-DRIFT-SCHEMA-ENUM-ADDED");
+        assert_eq!(results[2]["level"], "note");
+        assert_eq!(results[2]["properties"]["driftClass"], "schema-enum-added");
+        assert_eq!(results[2]["properties"]["detail"], "enum added");
+        let rules = v["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "WRD-CAP-SHELL",
+                "WRD-DRIFT-SCHEMA-ENUM-ADDED",
+                "WRD-FUTURE-RULE"
+            ]
+        );
+        for r in &results {
+            let index = r["ruleIndex"].as_u64().unwrap_or(u64::MAX) as usize;
+            assert_eq!(rules[index]["id"], r["ruleId"]);
+        }
+        assert_eq!(rules[1]["defaultConfiguration"]["level"], "note");
     }
 
     #[test]

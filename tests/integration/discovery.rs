@@ -102,10 +102,9 @@ fn darwin_fake_home_jsonl_matches_the_documented_lines() {
     fake_home(&env);
     let run = env.doctor(&["--json"]);
     run.expect_code(1);
-    let expected = concat!(
-        r#"{"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/.claude.json#projects[/repo]#ok", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "ok"}"#,
-        "\n",
-    );
+    // The documented seven fields, in their order and spelling; the location
+    // fields follow them.
+    let expected = r#"{"kind": "finding", "rule_id": "WRD-DOCTOR-NO-LOCK", "severity": "low", "level": "note", "target": "~/.claude.json#projects[/repo]#ok", "message": "no warden.lock pins this server's declared surface; run the pin command below", "snippet": "ok", "file": "~/.claude.json", "server": "ok", "project": "/repo", "#;
     assert!(run.stdout.starts_with(expected), "{}", run.stdout);
     let rules = run.rules();
     assert!(rules.contains(&("WRD-SEC-GITHUB".into(), "~/.cursor/mcp.json#gh".into())));
@@ -715,7 +714,7 @@ fn dangling_and_directory_and_fifo_symlinks_at_a_config_path_are_skipped() {
             // The same with --json: stdout holds nothing, the skip is still not green.
             let run = crate::bounded::doctor(&env, &["--json"]);
             assert_skipped(&run, &shown, "symlink in path");
-            assert!(run.stdout.is_empty(), "{what}: {}", run.stdout);
+            assert!(run.no_jsonl_findings(), "{what}: {}", run.stdout);
         }
     }
 }

@@ -33,7 +33,7 @@ fn approved_binding_lock_covers_exact_launch_only() {
     );
     let run = doctor_explicit(&env, &config, &[]);
     run.expect_code(0);
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(run.no_jsonl_findings(), "{}", run.stdout);
 
     let config = explicit(
         &env,
@@ -240,7 +240,7 @@ fn locks_at_the_project_root_count_when_running_from_a_subdirectory() {
     let sub = env.mkdir("work/sub");
     let run = env.doctor_in(&sub, &["--json"]);
     run.expect_code(0);
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(run.no_jsonl_findings(), "{}", run.stdout);
 }
 
 #[test]
@@ -641,7 +641,7 @@ fn lock_named_symlinks_and_special_files_are_skipped_never_coverage() {
         plant(&env, "work/sub/x.warden.lock");
         let run = crate::bounded::doctor(&env, &["--no-discover", "--config", &config, "--json"]);
         run.expect_code(1);
-        assert!(run.stdout.is_empty(), "{what}: {}", run.stdout);
+        assert!(run.no_jsonl_findings(), "{what}: {}", run.stdout);
         assert!(
             run.stderr.contains(&format!(
                 "warning: skipping lock sub/x.warden.lock: {why}; it does not count as coverage"

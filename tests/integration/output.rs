@@ -104,7 +104,10 @@ fn jsonl_stdout_is_pure_and_keys_are_ordered() {
     env.cursor(json!({"a": {"url": "http://h.example.com", "headers": {"X-Api-Key": GHP_ENG}}}));
     let run = env.doctor(&["--json"]);
     run.expect_code(1);
-    for line in run.stdout.lines() {
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let (summary, findings) = lines.split_last().expect("lines");
+    assert!(summary.starts_with("{\"kind\": \"summary\", "), "{summary}");
+    for line in findings {
         let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
         assert_eq!(v["kind"], "finding");
         let keys: Vec<&str> = line
@@ -112,17 +115,18 @@ fn jsonl_stdout_is_pure_and_keys_are_ordered() {
             .map(|p| p.trim_start_matches("{\"").split('"').next().unwrap_or(""))
             .collect();
         assert_eq!(
-            keys,
+            keys[..7],
             ["kind", "rule_id", "severity", "level", "target", "message", "snippet"],
             "{line}"
         );
     }
     assert!(!run.stdout.contains(GHP_ENG));
-    // With nothing found, stdout stays empty; the message goes to stderr.
+    // With nothing found, stdout holds the summary alone; the message goes to stderr.
     let empty = Env::new();
     let run = empty.doctor(&["--json"]);
     run.expect_code(0);
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert_eq!(run.stdout.lines().count(), 1, "{}", run.stdout);
+    assert!(run.stdout.starts_with("{\"kind\": \"summary\", "));
     assert!(run.stderr.contains("no MCP configs found"));
 }
 
@@ -260,4 +264,293 @@ fn help_hides_the_test_options() {
     assert!(!help.contains("--home"));
     assert!(!help.contains("--platform"));
     assert!(!help.contains("--system-root"));
+}
+
+/// A home with one finding-bearing server in `~/.cursor/mcp.json`, one in a
+/// `~/.claude.json` project section, a symlinked config (skipped) and a malformed
+/// one (unreadable).
+fn home_with_problems(env: &Env) {
+    env.cursor(json!({"gh": {"url": "http://h.example.com/mcp"}}));
+    env.write(
+        "home/.claude.json",
+        json!({"projects": {"/r": {"mcpServers": {"a": {"command": "npx", "args": ["-y", "pkg"]}}}}})
+            .to_string(),
+    );
+    let target = env.write("elsewhere/mcp.json", "{}");
+    env.symlink(&target, "home/.codeium/windsurf/mcp_config.json");
+    env.write("home/.gemini/settings.json", "{\"mcpServers\": ");
+}
+
+fn summary_of(run: &Run) -> serde_json::Value {
+    let records = run.all_jsonl();
+    let summaries: Vec<&serde_json::Value> =
+        records.iter().filter(|r| r["kind"] == "summary").collect();
+    assert_eq!(summaries.len(), 1, "{}", run.stdout);
+    let last = records.last().cloned().unwrap_or_default();
+    assert_eq!(last["kind"], "summary", "the summary ends the stream");
+    last
+}
+
+#[test]
+fn jsonl_findings_say_which_file_server_and_project() {
+    let env = Env::new();
+    home_with_problems(&env);
+    let run = env.doctor(&["--json"]);
+    let records = run.jsonl();
+    let findings: Vec<&serde_json::Value> =
+        records.iter().filter(|r| r["kind"] == "finding").collect();
+    assert!(!findings.is_empty());
+    for f in &findings {
+        let keys: Vec<&str> = f
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            keys,
+            [
+                "kind",
+                "rule_id",
+                "severity",
+                "level",
+                "target",
+                "message",
+                "snippet",
+                "file",
+                "server",
+                "project",
+                "field",
+                "line",
+                "column",
+                "suppressed"
+            ],
+            "{f}"
+        );
+        assert_eq!(f["suppressed"], serde_json::Value::Null);
+    }
+    let gh = findings
+        .iter()
+        .find(|f| f["target"] == "~/.cursor/mcp.json#gh")
+        .expect("a finding at gh");
+    assert_eq!(gh["file"], "~/.cursor/mcp.json");
+    assert_eq!(gh["server"], "gh");
+    assert_eq!(gh["project"], serde_json::Value::Null);
+    let a = findings
+        .iter()
+        .find(|f| f["target"] == "~/.claude.json#projects[/r]#a")
+        .expect("a finding at a");
+    assert_eq!(a["file"], "~/.claude.json");
+    assert_eq!(a["server"], "a");
+    assert_eq!(a["project"], "/r");
+}
+
+#[test]
+fn jsonl_summary_counts_and_carries_the_process_exit_code() {
+    let env = Env::new();
+    home_with_problems(&env);
+    let run = env.doctor(&["--json"]);
+    run.expect_code(2);
+    let summary = summary_of(&run);
+    assert_eq!(summary["exit_code"], 2);
+    assert_eq!(summary["skipped"], 1, "{summary}");
+    assert_eq!(summary["unreadable"], 1, "{summary}");
+    assert_eq!(summary["servers"], 2);
+    assert_eq!(summary["servers_without_approved_lock"], 2);
+    let findings = run.jsonl().into_iter().filter(|r| r["kind"] == "finding");
+    let mut by_severity = std::collections::BTreeMap::<String, u64>::new();
+    for f in findings {
+        *by_severity
+            .entry(f["severity"].as_str().unwrap_or("").to_string())
+            .or_default() += 1;
+    }
+    for severity in ["critical", "high", "medium", "low"] {
+        assert_eq!(
+            summary["findings"][severity].as_u64(),
+            Some(by_severity.get(severity).copied().unwrap_or(0)),
+            "{severity}: {summary}"
+        );
+    }
+    // Exit 1 (findings, nothing unreadable) and exit 0 (nothing at all) alike.
+    let one = Env::new();
+    one.cursor(json!({"gh": {"url": "http://h.example.com/mcp"}}));
+    let run = one.doctor(&["--json"]);
+    run.expect_code(1);
+    assert_eq!(summary_of(&run)["exit_code"], 1);
+    let empty = Env::new();
+    let run = empty.doctor(&["--json"]);
+    run.expect_code(0);
+    let summary = summary_of(&run);
+    assert_eq!(summary["exit_code"], 0);
+    assert_eq!(summary["files_read"], 0);
+    // --fail-on is the caller's threshold: the summary says what the process says.
+    let run = one.doctor(&["--json", "--fail-on", "critical"]);
+    assert_eq!(
+        summary_of(&run)["exit_code"].as_i64(),
+        Some(i64::from(run.code))
+    );
+}
+
+/// Needs `Report.problems` filled by the scan (switched on when it is).
+#[test]
+#[ignore = "Report.problems is filled by the scan in another change"]
+fn jsonl_summary_lists_skipped_and_unreadable_files_with_their_reasons() {
+    let env = Env::new();
+    home_with_problems(&env);
+    let run = env.doctor(&["--json"]);
+    let summary = summary_of(&run);
+    let problems = summary["problems"].as_array().cloned().unwrap_or_default();
+    let skipped = problems
+        .iter()
+        .find(|p| p["kind"] == "skipped")
+        .expect("the symlinked file");
+    assert_eq!(skipped["path"], "~/.codeium/windsurf/mcp_config.json");
+    assert!(skipped["reason"]
+        .as_str()
+        .is_some_and(|r| r.contains("symlink")));
+    assert!(skipped["rescan"]
+        .as_str()
+        .is_some_and(|r| r.starts_with("mcp-warden doctor --config ")));
+    let unreadable = problems
+        .iter()
+        .find(|p| p["kind"] == "unreadable")
+        .expect("the malformed file");
+    assert_eq!(unreadable["path"], "~/.gemini/settings.json");
+    assert!(unreadable["reason"].as_str().is_some_and(|r| !r.is_empty()));
+}
+
+#[test]
+fn inventory_and_servers_lines_stay_as_they_are() {
+    let env = Env::new();
+    env.cursor(json!({"gh": {"url": "http://h.example.com/mcp"}}));
+    let run = env.doctor(&["--json", "--inventory"]);
+    let kinds: Vec<String> = run
+        .all_jsonl()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(kinds.first().map(String::as_str), Some("server"));
+    assert_eq!(kinds.last().map(String::as_str), Some("summary"));
+    let servers = env.doctor(&["--servers", "--json"]);
+    assert!(servers.all_jsonl().iter().all(|r| r["kind"] != "summary"));
+}
+
+fn sarif_of(env: &Env, args: &[&str]) -> (Run, serde_json::Value) {
+    let path = env.root().join("out.sarif");
+    let mut full = vec!["--sarif", path.to_str().expect("utf-8")];
+    full.extend_from_slice(args);
+    let run = env.doctor(&full);
+    let log =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("written")).expect("json");
+    (run, log)
+}
+
+#[test]
+fn sarif_project_files_are_relative_to_srcroot() {
+    let env = Env::new();
+    env.write(
+        "work/.mcp.json",
+        "{\n  \"mcpServers\": {\n    \"p\": {\"url\": \"http://h.example.com\"}\n  }\n}\n",
+    );
+    env.cursor(json!({"gh": {"url": "http://h.example.com/mcp"}}));
+    let (_, log) = sarif_of(&env, &[]);
+    let run = &log["runs"][0];
+    let root = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .expect("%SRCROOT%");
+    assert!(
+        root.starts_with("file:///") && root.ends_with("/work/"),
+        "{root}"
+    );
+    let artifacts: Vec<serde_json::Value> = run["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"].clone())
+        .collect();
+    assert!(
+        artifacts.contains(&json!({"uri": ".mcp.json", "uriBaseId": "%SRCROOT%"})),
+        "{artifacts:?}"
+    );
+    // A user file outside the project stays an absolute file:// URI.
+    assert!(artifacts.iter().any(|a| a["uri"]
+        .as_str()
+        .is_some_and(|u| u.starts_with("file:///") && u.ends_with("/home/.cursor/mcp.json"))
+        && a.get("uriBaseId").is_none()));
+}
+
+#[test]
+fn sarif_execution_is_unsuccessful_exactly_when_the_exit_is_two() {
+    let env = Env::new();
+    home_with_problems(&env);
+    let (run, log) = sarif_of(&env, &[]);
+    run.expect_code(2);
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(invocation["exitCode"], 2);
+    let env = Env::new();
+    env.cursor(json!({"gh": {"url": "http://h.example.com/mcp"}}));
+    let (run, log) = sarif_of(&env, &[]);
+    run.expect_code(1);
+    assert_eq!(
+        log["runs"][0]["invocations"][0]["executionSuccessful"],
+        true
+    );
+}
+
+/// Needs `Report.problems` filled by the scan (switched on when it is).
+#[test]
+#[ignore = "Report.problems is filled by the scan in another change"]
+fn sarif_lists_files_not_scanned_as_notifications() {
+    let env = Env::new();
+    home_with_problems(&env);
+    let (_, log) = sarif_of(&env, &[]);
+    let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let kinds: Vec<(&str, &str)> = notes
+        .iter()
+        .map(|n| {
+            (
+                n["properties"]["kind"].as_str().unwrap_or(""),
+                n["level"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&("skipped", "warning")), "{notes:?}");
+    assert!(kinds.contains(&("unreadable", "error")), "{notes:?}");
+    assert!(notes.iter().all(|n| n["message"]["text"]
+        .as_str()
+        .is_some_and(|t| t.contains(n["properties"]["path"].as_str().unwrap_or("\0")))));
+}
+
+/// Needs value positions from the child (`Finding.at`; switched on when they are
+/// filled): each result's region is its value's, not the server key's.
+#[test]
+#[ignore = "Finding.at is filled by the scan in another change"]
+fn sarif_regions_point_at_the_values() {
+    let env = Env::new();
+    env.write(
+        "home/.cursor/mcp.json",
+        "{\n  \"mcpServers\": {\n    \"gh\": {\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"pkg\"],\n      \"env\": {\"GITHUB_TOKEN\": \"ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2\"}\n    }\n  }\n}\n",
+    );
+    let (_, log) = sarif_of(&env, &[]);
+    let results = log["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let region = |rule: &str| {
+        results
+            .iter()
+            .find(|r| r["ruleId"] == rule)
+            .map(|r| {
+                let reg = &r["locations"][0]["physicalLocation"]["region"];
+                (reg["startLine"].as_u64(), reg["startColumn"].as_u64())
+            })
+            .unwrap_or_else(|| panic!("no {rule}"))
+    };
+    // The token's value starts on line 6 at column 31; the package on line 5.
+    assert_eq!(region("WRD-SEC-GITHUB"), (Some(6), Some(31)));
+    assert_eq!(region("WRD-SUP-NPX-UNPINNED").0, Some(5));
+    // The no-lock finding is about the whole entry: its key.
+    assert_eq!(region("WRD-DOCTOR-NO-LOCK"), (Some(3), Some(5)));
 }

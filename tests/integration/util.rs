@@ -188,14 +188,46 @@ impl Run {
         self
     }
 
-    /// JSONL records on stdout (every line must parse).
+    /// JSONL records on stdout (every line must parse), without doctor's closing
+    /// `{"kind": "summary"}` record (see [`Run::summary`]).
     #[track_caller]
     pub fn jsonl(&self) -> Vec<serde_json::Value> {
+        self.all_jsonl()
+            .into_iter()
+            .filter(|v| v["kind"] != "summary")
+            .collect()
+    }
+
+    /// Every JSONL record on stdout, the summary included.
+    #[track_caller]
+    pub fn all_jsonl(&self) -> Vec<serde_json::Value> {
         self.stdout
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
             .collect()
+    }
+
+    /// The `{"kind": "summary"}` record that ends `doctor --json` (exactly one, last).
+    #[track_caller]
+    pub fn summary(&self) -> serde_json::Value {
+        let all = self.all_jsonl();
+        let count = all.iter().filter(|v| v["kind"] == "summary").count();
+        assert_eq!(count, 1, "one summary record: {}", self.stdout);
+        let last = all.last().cloned().unwrap_or_default();
+        assert_eq!(
+            last["kind"], "summary",
+            "the summary is last: {}",
+            self.stdout
+        );
+        last
+    }
+
+    /// `--json` reported nothing but its summary.
+    #[track_caller]
+    pub fn no_jsonl_findings(&self) -> bool {
+        self.summary();
+        self.jsonl().is_empty()
     }
 
     /// `(rule_id, target)` pairs from JSONL output.

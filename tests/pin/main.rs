@@ -6,6 +6,7 @@ mod check;
 #[path = "../integration/deadline.rs"]
 mod deadline;
 mod http;
+mod output;
 mod parity;
 mod rotate;
 mod util;

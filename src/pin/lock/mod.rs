@@ -18,6 +18,8 @@ pub mod write;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::rules::{RuleId, Severity};
+
 pub use format::{DEFAULT_LOCK_NAME, NOTE_MAX_CHARS, PROVENANCE_VERSION, SCHEMA_VERSION};
 
 /// The whole lock document.
@@ -108,15 +110,100 @@ pub struct PromptEntry {
     pub entry_digest: String,
 }
 
-/// A static finding recorded at pin time (not hashed). Rule ids are strings here
-/// because a lock may carry ids this version does not know.
+/// A static finding recorded at pin time (not hashed). `pin` and `check` build them
+/// with catalog rules and severities; a lock read from disk may carry a rule id or a
+/// severity this version does not know (written by a newer version, or by hand),
+/// which is kept verbatim as [`Recorded::Unknown`] so `lock rotate` writes it back
+/// unchanged. The lock format makes both free strings, so neither is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockFinding {
-    pub rule_id: String,
-    pub severity: String,
+    pub rule_id: Recorded<RuleId>,
+    pub severity: Recorded<Severity>,
     pub target: String,
     pub message: String,
     pub snippet: String,
+}
+
+impl LockFinding {
+    /// A finding of a catalog rule at the rule's severity.
+    pub fn new(rule: RuleId, target: String, message: String, snippet: String) -> LockFinding {
+        LockFinding {
+            rule_id: Recorded::Known(rule),
+            severity: Recorded::Known(rule.severity()),
+            target,
+            message,
+            snippet,
+        }
+    }
+}
+
+/// A value of a closed set as a lock records it: one this version knows, or the
+/// string as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Recorded<T, S = String> {
+    Known(T),
+    Unknown(S),
+}
+
+/// A closed set whose members have one public spelling.
+pub trait Spelled: Sized + Copy {
+    fn spelling(self) -> &'static str;
+    fn from_spelling(s: &str) -> Option<Self>;
+}
+
+impl Spelled for RuleId {
+    fn spelling(self) -> &'static str {
+        self.as_str()
+    }
+    fn from_spelling(s: &str) -> Option<Self> {
+        RuleId::from_code(s)
+    }
+}
+
+impl Spelled for Severity {
+    fn spelling(self) -> &'static str {
+        self.as_str()
+    }
+    fn from_spelling(s: &str) -> Option<Self> {
+        [
+            Severity::Critical,
+            Severity::High,
+            Severity::Medium,
+            Severity::Low,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+}
+
+impl<T: Spelled> Recorded<T> {
+    /// `Known` when the string is a member's exact spelling, else `Unknown`.
+    pub fn parse(s: String) -> Recorded<T> {
+        match T::from_spelling(&s) {
+            Some(v) => Recorded::Known(v),
+            None => Recorded::Unknown(s),
+        }
+    }
+
+    /// The string as it is written in the lock.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Recorded::Known(v) => v.spelling(),
+            Recorded::Unknown(s) => s,
+        }
+    }
+}
+
+impl<T: Spelled> Serialize for Recorded<T> {
+    fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de, T: Spelled> Deserialize<'de> for Recorded<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Recorded::parse)
+    }
 }
 
 fn default_provenance_version() -> i64 {
@@ -219,5 +306,29 @@ impl Lock {
     /// The stored entries reproduce the stored `overall_digest`.
     pub fn is_self_consistent(&self) -> bool {
         self.recomputed_overall_digest() == self.overall_digest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_findings_keep_unknown_rules_and_severities_verbatim() {
+        let text = r#"[{"rule_id": "WRD-CAP-SHELL", "severity": "critical", "target": "tools/a", "message": "m", "snippet": "s"},
+                      {"rule_id": "WRD-FROM-THE-FUTURE", "severity": "High", "target": "tools/b", "message": "m", "snippet": "s"}]"#;
+        let findings: Vec<LockFinding> =
+            serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(findings[0].rule_id, Recorded::Known(RuleId::CapShell));
+        assert_eq!(findings[0].severity, Recorded::Known(Severity::Critical));
+        // Not the catalog's spelling: kept as written, never mapped to a known one.
+        assert_eq!(
+            findings[1].rule_id,
+            Recorded::Unknown("WRD-FROM-THE-FUTURE".into())
+        );
+        assert_eq!(findings[1].severity, Recorded::Unknown("High".into()));
+        let back = serde_json::to_value(&findings).unwrap_or_default();
+        let original: Value = serde_json::from_str(text).unwrap_or_default();
+        assert_eq!(back, original);
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Number, Value};
 
 use super::format::MAX_LOCK_DEPTH;
 use super::{
-    Attestation, Lock, LockFinding, PinMetadata, Pinner, PromptEntry, ResourceEntry,
+    Attestation, Lock, LockFinding, PinMetadata, Pinner, PromptEntry, Recorded, ResourceEntry,
     ServerIdentity, ToolEntry,
 };
 use crate::protocol::{JsonToken, JsonTree, LockRecord, LockTool};
@@ -64,8 +64,8 @@ pub fn lock_from_record(r: LockRecord) -> Result<Lock, BadRecord> {
             .findings
             .into_iter()
             .map(|f| LockFinding {
-                rule_id: f.rule_id,
-                severity: f.severity,
+                rule_id: Recorded::parse(f.rule_id),
+                severity: Recorded::parse(f.severity),
                 target: f.target,
                 message: f.message,
                 snippet: f.snippet,

@@ -51,3 +51,61 @@ pub fn write_lock_exclusive(path: &Path, lock: &Lock) -> Result<(), WriteError> 
 pub fn write_lock_replace(path: &Path, lock: &Lock) -> Result<(), WriteError> {
     crate::safe_write::replace(path, &to_pretty_json(lock))
 }
+
+/// The 1-based line of each entry of a lock's pretty text as [`to_pretty_json`]
+/// writes it, found in one pass: SARIF results of `pin` and `check` point there,
+/// and a check of a large server has one result per tool (a search of the whole
+/// text per result was quadratic).
+pub struct EntryLines {
+    lines: std::collections::HashMap<String, u32>,
+}
+
+impl EntryLines {
+    pub fn new(lock_text: &str) -> EntryLines {
+        let mut lines = std::collections::HashMap::new();
+        let mut section = "";
+        for (i, line) in lock_text.lines().enumerate() {
+            let number = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            if let Some(rest) = line.strip_prefix("  \"") {
+                section = rest.split('"').next().unwrap_or("");
+            }
+            let text = line.trim_start();
+            // The first line of a section that names the entry wins.
+            let mut first = |target: String| {
+                lines.entry(target).or_insert(number);
+            };
+            match section {
+                "tools" | "prompts" | "resources" => {
+                    let key = if section == "resources" {
+                        "\"uri\": "
+                    } else {
+                        "\"name\": "
+                    };
+                    if let Some(value) = text.strip_prefix(key) {
+                        let name = serde_json::Deserializer::from_str(value)
+                            .into_iter::<String>()
+                            .next()
+                            .and_then(Result::ok);
+                        if let Some(name) = name {
+                            first(format!("{section}/{name}"));
+                        }
+                    }
+                }
+                "server" if text.starts_with("\"command") => first("launch/command".into()),
+                "pin" => {
+                    if let Some(field) = text.strip_prefix('"').and_then(|t| t.split_once("\":")) {
+                        first(format!("pin/{}", field.0));
+                    }
+                }
+                _ => {}
+            }
+        }
+        EntryLines { lines }
+    }
+
+    /// The line of the entry `target` names (`tools/<name>`, `resources/<uri>`,
+    /// `prompts/<name>`, `launch/command`, `pin/<field>`); 1 when it is not found.
+    pub fn of(&self, target: &str) -> u32 {
+        self.lines.get(target).copied().unwrap_or(1)
+    }
+}
