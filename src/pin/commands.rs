@@ -416,7 +416,7 @@ pub fn pin_main(words: &[String]) -> u8 {
     };
     if args.approve && approver.is_none() {
         err(&format!(
-            "--approve requires an approver: --approver {} (your own identity) or WARDEN_APPROVER in the environment",
+            "--approve requires --approver {} (your own identity) or WARDEN_APPROVER in the environment",
             crate::render::next_steps::APPROVER_PLACEHOLDER
         ));
         return 2;
