@@ -430,6 +430,7 @@ fn config_checks(format: FileFormat, data: &[u8], msg: &ChildMessage) {
                 body_strings(body, &mut strings);
             }
             check_position(format, text, entry.line, entry.column, &entry.name);
+            check_value_positions(format, text, entry);
             if let Ok(body) = &entry.body {
                 check_readings(&name, body);
             }
@@ -450,6 +451,108 @@ fn config_checks(format: FileFormat, data: &[u8], msg: &ChildMessage) {
         copies,
         &strings,
     );
+}
+
+/// An entry's packed value positions from a hostile child: decoding is total,
+/// what decodes is in strictly ascending field order with no line or column 0, and
+/// it packs back to bytes that decode to the same positions (a fixed point).
+fn value_positions(data: &[u8]) {
+    use crate::protocol::values::{decode, encode};
+    let (line, column) = match data {
+        [a, b, ..] => (u32::from(*a) + 1, u32::from(*b) + 1),
+        _ => (1, 1),
+    };
+    let Ok(values) = decode(line, column, data) else {
+        return;
+    };
+    assert!(
+        values.len() * 3 <= data.len(),
+        "more positions than records"
+    );
+    for pair in values.windows(2) {
+        assert!(
+            pair[0].field < pair[1].field,
+            "positions out of order: {pair:?}"
+        );
+    }
+    assert!(values.iter().all(|v| v.line > 0 && v.column > 0));
+    let packed = encode(line, column, &values);
+    assert_eq!(
+        decode(line, column, &packed).as_deref(),
+        Ok(values.as_slice()),
+        "positions do not survive packing"
+    );
+}
+
+/// Every value position an honest child sends lies in the file and points at the
+/// value it names: a string's opening quote (JSON, JSONC), a list's bracket, a
+/// boolean's first letter; with no escapes in the file, at the value's own text.
+fn check_value_positions(format: FileFormat, text: &str, entry: &crate::protocol::ServerEntry) {
+    use crate::protocol::FieldRef;
+    let Ok(body) = &entry.body else {
+        assert!(
+            entry.values.is_empty(),
+            "{format:?}: positions for a wrong shape"
+        );
+        return;
+    };
+    let values = crate::protocol::values::decode(entry.line, entry.column, &entry.values)
+        .unwrap_or_else(|e| panic!("{format:?}: positions do not decode: {e}"));
+    let json = !matches!(format, FileFormat::CodexToml | FileFormat::ContinueYaml);
+    let exact = !text.contains('\\');
+    let x = body.extra();
+    let item = |list: &[String], i: u32| usize::try_from(i).ok().and_then(|i| list.get(i)).cloned();
+    let value = |list: &[(String, String)], i: u32| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| list.get(i))
+            .map(|(_, v)| v.clone())
+    };
+    for v in &values {
+        let Some(at) = offset_of(text, v.line, v.column).and_then(|o| text.get(o..)) else {
+            panic!("{format:?}: the value position {v:?} is outside the file");
+        };
+        if !json {
+            continue;
+        }
+        let string = match v.field {
+            FieldRef::Command => body.command.clone(),
+            // OpenCode's program is the first item of its `command` list.
+            FieldRef::Arg(i) => item(&body.args, i),
+            FieldRef::Url => body.url.clone(),
+            FieldRef::Env(i) => value(&body.env, i),
+            FieldRef::Header(i) => value(&body.headers, i),
+            FieldRef::ServerUrl => x.server_url.clone(),
+            FieldRef::HttpUrl => x.http_url.clone(),
+            FieldRef::Cwd => x.cwd.clone(),
+            FieldRef::HeadersHelper => x.headers_helper.clone(),
+            FieldRef::Disabled | FieldRef::Enabled | FieldRef::Trust => {
+                assert!(
+                    at.starts_with(['t', 'f']),
+                    "{format:?}: {v:?} does not point at a boolean"
+                );
+                continue;
+            }
+            FieldRef::AutoApprove | FieldRef::AlwaysAllow => {
+                assert!(
+                    at.starts_with('['),
+                    "{format:?}: {v:?} does not point at a list"
+                );
+                continue;
+            }
+            _ => None,
+        };
+        assert!(
+            at.starts_with('"'),
+            "{format:?}: {v:?} does not point at a string"
+        );
+        if let (Some(s), true) = (string, exact) {
+            assert!(
+                at.starts_with(&format!("\"{s}\"")),
+                "{format:?}: {v:?} does not point at {s:?}"
+            );
+        }
+    }
 }
 
 fn setting_strings<'a>(value: &'a SettingValue, out: &mut Vec<&'a str>) {
@@ -1296,6 +1399,7 @@ fn owned(m: &ChildMessage) -> u64 {
 /// `frame` target: the first byte picks the weak-sandbox policy, the rest is the
 /// child's report stream.
 pub fn frame(data: &[u8]) {
+    value_positions(data);
     let (policy, stream) = match data.split_first() {
         Some((b, rest)) => (
             match b % 3 {

@@ -83,6 +83,23 @@ pub struct Origin {
     /// The entry is switched off in the file (Codex `enabled = false`, JSON
     /// `disabled: true`): audited and shown, never counted as running.
     pub disabled: bool,
+    /// Where the entry's values are in its file (shared by the entry's readings);
+    /// `None` when the child sent none (a spec built in a test).
+    pub values: Option<std::sync::Arc<[LocatedValue]>>,
+}
+
+/// Where one value of a server entry starts, by the field findings name it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocatedValue {
+    /// The field as engines name it: the launch's terms (`env.NAME`, `args[i]`)
+    /// for what a launch carries, the file's spelling for the rest (the `url` field
+    /// is `Named("url")`: [`FieldPath::Url`] is the endpoint, whichever field it
+    /// came from).
+    pub field: FieldPath,
+    /// The field as the file spells it (`http_headers.X`, `command[2]` in OpenCode,
+    /// `env_vars[0]` for a Codex forwarded variable).
+    pub spelled: FieldPath,
+    pub at: Position,
 }
 
 /// Where an entry is in its file: `mcpServers.<name>`, `servers.<name>`,
@@ -256,6 +273,85 @@ pub struct EngineFinding {
     pub message: String,
     /// Evidence. Never a raw credential: engines redact before building it.
     pub snippet: String,
+    /// The one field the finding is about, in the launch's terms (`url` is the
+    /// endpoint the client connects to, whichever field it came from); `None` for a
+    /// finding about the whole entry. Doctor turns it into the file's spelling.
+    pub field: Option<FieldPath>,
+}
+
+impl EngineFinding {
+    /// A finding about the whole entry.
+    pub fn new(rule: RuleId, message: String, snippet: String) -> EngineFinding {
+        EngineFinding {
+            rule,
+            message,
+            snippet,
+            field: None,
+        }
+    }
+
+    /// This finding, about `field`.
+    pub fn at_field(mut self, field: FieldPath) -> EngineFinding {
+        self.field = Some(field);
+        self
+    }
+}
+
+impl ServerSpec {
+    /// Where a finding about `field` (`None`: the whole entry) points: the field
+    /// as the file spells it and its value's position, else (no field, or a field
+    /// whose position is not known) the entry's key at `key_at`. A field not found
+    /// among the positions is still named, as the engine named it.
+    pub fn place(
+        &self,
+        field: Option<&FieldPath>,
+        key_at: Position,
+    ) -> (Option<FieldPath>, Position) {
+        match field {
+            None => (None, key_at),
+            Some(field) => match self.locate(field) {
+                Some((spelled, at)) => (Some(spelled), at),
+                None => (Some(field.clone()), key_at),
+            },
+        }
+    }
+
+    /// The field `field` (as an engine names it) as the file spells it, and where its
+    /// value starts; `None` when the entry's positions do not hold it. The endpoint
+    /// (`url`) is the field the launch's URL came from: the one whose written value
+    /// is the launch's, else the only endpoint field written, else `url`.
+    pub fn locate(&self, field: &FieldPath) -> Option<(FieldPath, Position)> {
+        let values = self.origin.values.as_deref()?;
+        let found = |f: &FieldPath| values.iter().find(|v| &v.field == f);
+        if *field == FieldPath::Url {
+            let declared = [
+                (FieldPath::Named("url"), self.declared.url.as_deref()),
+                (
+                    FieldPath::Named("serverUrl"),
+                    self.declared.extra().server_url.as_deref(),
+                ),
+                (
+                    FieldPath::Named("httpUrl"),
+                    self.declared.extra().http_url.as_deref(),
+                ),
+            ];
+            let endpoint = self.remote_url();
+            let by_value = declared
+                .iter()
+                .filter(|(_, v)| v.is_some() && *v == endpoint)
+                .find_map(|(f, _)| found(f));
+            let written: Vec<&LocatedValue> =
+                declared.iter().filter_map(|(f, _)| found(f)).collect();
+            let pick = by_value
+                .or(match written.as_slice() {
+                    [only] => Some(*only),
+                    _ => None,
+                })
+                .or_else(|| found(&FieldPath::Named("url")));
+            return pick.map(|v| (v.spelled.clone(), v.at));
+        }
+        found(field).map(|v| (v.spelled.clone(), v.at))
+    }
 }
 
 /// A finding located at a server: `target` is `<source label>#<server name>`.
@@ -312,6 +408,8 @@ pub enum FieldPath {
     Named(&'static str),
     /// A keyed entry of another map (`env_http_headers.X-Key`).
     NamedKey(&'static str, String),
+    /// An item of another list (`env_vars[0]`, OpenCode's `command[2]`).
+    NamedIndex(&'static str, usize),
 }
 
 impl FieldPath {
@@ -357,6 +455,12 @@ impl std::fmt::Display for FieldPath {
                 out.push_str(name);
                 FieldPath::push_key(&mut out, k);
             }
+            FieldPath::NamedIndex(name, i) => {
+                out.push_str(name);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
         }
         f.write_str(&out)
     }
@@ -396,11 +500,11 @@ impl Finding {
     }
 
     /// The one-line fix the text report prints under the finding: its fix command
-    /// when it has one, else the rule's advice.
+    /// when it has one, else the rule's one-line fix ([`crate::rules::Rule::fix`]).
     pub fn fix_line(&self) -> &str {
         match &self.fix {
             Some(fix) => fix,
-            None => self.rule.rule().help,
+            None => self.rule.rule().fix,
         }
     }
 
@@ -680,4 +784,34 @@ pub struct FileProblem {
     /// The exact command that scans it anyway, when there is one
     /// (`mcp-warden doctor --config '<path>'`), quoted for pasting.
     pub rescan: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_paths_print_as_the_file_spells_them() {
+        let printed = |f: FieldPath| f.to_string();
+        assert_eq!(
+            printed(FieldPath::Env("GITHUB_TOKEN".into())),
+            "env.GITHUB_TOKEN"
+        );
+        assert_eq!(printed(FieldPath::Arg(3)), "args[3]");
+        assert_eq!(printed(FieldPath::Header("A B".into())), "headers[\"A B\"]");
+        assert_eq!(printed(FieldPath::NamedIndex("command", 2)), "command[2]");
+        assert_eq!(
+            printed(FieldPath::NamedKey("http_headers", "X-Key".into())),
+            "http_headers.X-Key"
+        );
+    }
+
+    #[test]
+    fn the_fix_line_is_the_command_else_the_rules_one_line_fix() {
+        let mut f = Finding::new(RuleId::SecSlack, "t".into(), "m".into(), "s".into());
+        assert_eq!(f.fix_line(), RuleId::SecSlack.rule().fix);
+        assert_ne!(f.fix_line(), RuleId::SecSlack.rule().help);
+        f.fix = Some("mcp-warden lock rotate x".into());
+        assert_eq!(f.fix_line(), "mcp-warden lock rotate x");
+    }
 }

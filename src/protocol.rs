@@ -16,7 +16,7 @@ use mcp_warden_sandbox::MessageShare;
 use serde::{Deserialize, Serialize};
 
 /// Bump on any change to the types in this module.
-pub const PAYLOAD_VERSION: u32 = 5;
+pub const PAYLOAD_VERSION: u32 = 6;
 
 /// Bounds the parent enforces on decoded records (and the child respects).
 pub mod bounds {
@@ -272,6 +272,248 @@ pub struct ServerEntry {
     /// The entry, or why its shape is wrong (not an object, `args` not a list of
     /// strings, ...). A wrong shape is never dropped: the parent reports it.
     pub body: Result<ServerBody, String>,
+    /// Where the values of the body's fields start (the copy of a repeated key
+    /// that is read), packed ([`values::encode`]): what a finding about one field
+    /// points at. Empty for a wrong shape, and one byte on the wire for an entry
+    /// without fields.
+    ///
+    /// Packed because an entry of 4,096 empty arguments (`"",` is 3 source bytes)
+    /// must still fit its file's share: a record per value costs about 3 bytes
+    /// this way, against 16 decoded and up to 11 on the wire as a struct.
+    pub values: Vec<u8>,
+}
+
+/// The position of one value of a server entry: 1-based line and column (in
+/// Unicode code points) of the value's first character (the opening quote of a
+/// string). Crosses packed ([`values`]); the parent decodes and checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueAt {
+    pub field: FieldRef,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A field of a [`ServerBody`], by the body's own structure: list and map fields
+/// carry an index into the body's list (after the child kept the last copy of a
+/// repeated key). The order of the variants is the order positions are sent in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FieldRef {
+    Command,
+    /// `args[i]` (OpenCode: `command[i + 1]`).
+    Arg(u32),
+    Url,
+    /// `type`.
+    Transport,
+    /// `env` value `i` (OpenCode `environment`).
+    Env(u32),
+    /// `headers` value `i` (Codex `http_headers`).
+    Header(u32),
+    /// [`ServerExtra::server_url`] and the rest of the extra fields, one each.
+    ServerUrl,
+    HttpUrl,
+    TransportKey,
+    /// Codex `env_vars[i]`.
+    EnvVar(u32),
+    Cwd,
+    HeadersHelper,
+    BearerTokenEnvVar,
+    BearerToken,
+    /// Codex `env_http_headers` value `i`.
+    EnvHttpHeader(u32),
+    Disabled,
+    Enabled,
+    /// The `autoApprove` list.
+    AutoApprove,
+    /// The `alwaysAllow` list.
+    AlwaysAllow,
+    Trust,
+    /// Codex tool approval mode `i` of [`ServerExtra::tool_approvals`].
+    ToolApproval(u32),
+}
+
+/// The packed form of an entry's value positions.
+///
+/// Records in ascending [`FieldRef`] order, each three LEB128 varints: the field's
+/// kind (its variant's place in [`FieldRef`]); the line as a zigzag delta from the
+/// previous record's line (the entry key's for the first); the column, as a zigzag
+/// delta from the previous column when the line is the same, else as itself. A
+/// list or map field's records are consecutive and number its items from 0, so no
+/// index is sent: consecutive arguments on one line cost 3 bytes each.
+pub mod values {
+    use super::{FieldRef, ValueAt};
+
+    /// Most bytes one varint of a record may take (a `u64`).
+    const MAX_VARINT: usize = 10;
+
+    impl FieldRef {
+        /// The variant's place in the enum, and its index for list and map fields.
+        fn kind(self) -> (u8, Option<u32>) {
+            match self {
+                FieldRef::Command => (0, None),
+                FieldRef::Arg(i) => (1, Some(i)),
+                FieldRef::Url => (2, None),
+                FieldRef::Transport => (3, None),
+                FieldRef::Env(i) => (4, Some(i)),
+                FieldRef::Header(i) => (5, Some(i)),
+                FieldRef::ServerUrl => (6, None),
+                FieldRef::HttpUrl => (7, None),
+                FieldRef::TransportKey => (8, None),
+                FieldRef::EnvVar(i) => (9, Some(i)),
+                FieldRef::Cwd => (10, None),
+                FieldRef::HeadersHelper => (11, None),
+                FieldRef::BearerTokenEnvVar => (12, None),
+                FieldRef::BearerToken => (13, None),
+                FieldRef::EnvHttpHeader(i) => (14, Some(i)),
+                FieldRef::Disabled => (15, None),
+                FieldRef::Enabled => (16, None),
+                FieldRef::AutoApprove => (17, None),
+                FieldRef::AlwaysAllow => (18, None),
+                FieldRef::Trust => (19, None),
+                FieldRef::ToolApproval(i) => (20, Some(i)),
+            }
+        }
+
+        /// The field of kind `kind` (item `index` of a list or map field).
+        fn of_kind(kind: u64, index: u32) -> Option<FieldRef> {
+            Some(match kind {
+                0 => FieldRef::Command,
+                1 => FieldRef::Arg(index),
+                2 => FieldRef::Url,
+                3 => FieldRef::Transport,
+                4 => FieldRef::Env(index),
+                5 => FieldRef::Header(index),
+                6 => FieldRef::ServerUrl,
+                7 => FieldRef::HttpUrl,
+                8 => FieldRef::TransportKey,
+                9 => FieldRef::EnvVar(index),
+                10 => FieldRef::Cwd,
+                11 => FieldRef::HeadersHelper,
+                12 => FieldRef::BearerTokenEnvVar,
+                13 => FieldRef::BearerToken,
+                14 => FieldRef::EnvHttpHeader(index),
+                15 => FieldRef::Disabled,
+                16 => FieldRef::Enabled,
+                17 => FieldRef::AutoApprove,
+                18 => FieldRef::AlwaysAllow,
+                19 => FieldRef::Trust,
+                20 => FieldRef::ToolApproval(index),
+                _ => return None,
+            })
+        }
+    }
+
+    fn put(out: &mut Vec<u8>, mut v: u64) {
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+
+    fn zigzag(from: u32, to: u32) -> u64 {
+        let d = i64::from(to) - i64::from(from);
+        ((d << 1) ^ (d >> 63)) as u64
+    }
+
+    /// `values` packed, relative to the entry's key at (`line`, `column`). The
+    /// caller gives them in ascending field order, each list's items from 0 with
+    /// none left out (what [`decode`] reads back).
+    pub fn encode(line: u32, column: u32, values: &[ValueAt]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(values.len() * 3);
+        let (mut at_line, mut at_column) = (line, column);
+        for v in values {
+            put(&mut out, u64::from(v.field.kind().0));
+            put(&mut out, zigzag(at_line, v.line));
+            if v.line == at_line {
+                put(&mut out, zigzag(at_column, v.column));
+            } else {
+                put(&mut out, u64::from(v.column));
+            }
+            (at_line, at_column) = (v.line, v.column);
+        }
+        out
+    }
+
+    struct Reader<'b> {
+        bytes: &'b [u8],
+        at: usize,
+    }
+
+    impl Reader<'_> {
+        fn varint(&mut self) -> Result<u64, String> {
+            let mut v: u64 = 0;
+            for shift in 0..MAX_VARINT {
+                let Some(&byte) = self.bytes.get(self.at) else {
+                    return Err("value positions end inside a record".into());
+                };
+                self.at += 1;
+                v |= u64::from(byte & 0x7f)
+                    .checked_shl(7 * shift as u32)
+                    .filter(|_| shift < 9 || byte <= 1)
+                    .ok_or("a value position varint overflows")?;
+                if byte & 0x80 == 0 {
+                    return Ok(v);
+                }
+            }
+            Err("a value position varint is too long".into())
+        }
+    }
+
+    fn unzigzag(from: u32, code: u64) -> Result<u32, String> {
+        let d = ((code >> 1) as i64) ^ -((code & 1) as i64);
+        i64::from(from)
+            .checked_add(d)
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| "a value position out of range".into())
+    }
+
+    /// The positions packed in `bytes` for an entry whose key is at (`line`,
+    /// `column`): fields in strictly ascending order (kinds never go back, a field
+    /// that is not a list or map never repeats), lines and columns from 1. Whether
+    /// each field exists in the entry is the caller's check.
+    pub fn decode(line: u32, column: u32, bytes: &[u8]) -> Result<Vec<ValueAt>, String> {
+        let mut r = Reader { bytes, at: 0 };
+        // Each record is at least three bytes: the output is bounded by the input.
+        let mut out: Vec<ValueAt> = Vec::with_capacity(bytes.len() / 3);
+        let (mut at_line, mut at_column) = (line, column);
+        while r.at < bytes.len() {
+            let kind = r.varint()?;
+            let index = match out.last().map(|v| v.field.kind()) {
+                Some((k, Some(i))) if u64::from(k) == kind => {
+                    i.checked_add(1).ok_or("a value position index overflows")?
+                }
+                Some((k, None)) if u64::from(k) == kind => {
+                    return Err("a value position repeated".into())
+                }
+                Some((k, _)) if u64::from(k) > kind => {
+                    return Err("value positions out of order".into())
+                }
+                _ => 0,
+            };
+            let field = FieldRef::of_kind(kind, index).ok_or("an unknown value position field")?;
+            let new_line = unzigzag(at_line, r.varint()?)?;
+            let code = r.varint()?;
+            let new_column = if new_line == at_line {
+                unzigzag(at_column, code)?
+            } else {
+                u32::try_from(code).map_err(|_| "a value position column out of range")?
+            };
+            if new_line == 0 || new_column == 0 {
+                return Err("a value position of 0".into());
+            }
+            out.push(ValueAt {
+                field,
+                line: new_line,
+                column: new_column,
+            });
+            (at_line, at_column) = (new_line, new_column);
+        }
+        Ok(out)
+    }
 }
 
 /// A server entry's fields, all strings exactly as written (before any client's
@@ -501,4 +743,38 @@ pub enum JsonToken {
     Array(u32),
     Object(u32),
     Key(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::values::{decode, encode};
+    use super::{FieldRef, ValueAt};
+
+    #[test]
+    fn value_positions_round_trip_and_stay_small() {
+        let at = |field, line, column| ValueAt {
+            field,
+            line,
+            column,
+        };
+        let values = vec![
+            at(FieldRef::Command, 3, 18),
+            at(FieldRef::Arg(0), 3, 40),
+            at(FieldRef::Arg(1), 3, 46),
+            at(FieldRef::Env(0), 1, 9),
+            at(FieldRef::Env(1), 70_000, 1_000_000),
+            at(FieldRef::Trust, 2, 1),
+            at(FieldRef::ToolApproval(0), 4, 4),
+        ];
+        let packed = encode(3, 5, &values);
+        assert_eq!(decode(3, 5, &packed), Ok(values));
+        // Consecutive arguments on one line: three bytes each.
+        let args: Vec<ValueAt> = (0..4096u32)
+            .map(|i| at(FieldRef::Arg(i), 1, 20 + 3 * i))
+            .collect();
+        let packed = encode(1, 2, &args);
+        assert_eq!(packed.len(), 3 * 4096);
+        assert_eq!(decode(1, 2, &packed), Ok(args));
+        assert_eq!(encode(1, 1, &[]), Vec::<u8>::new());
+    }
 }

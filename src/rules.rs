@@ -61,17 +61,20 @@ pub struct Rule {
     pub short: &'static str,
     /// How to fix it (SARIF `help.text`, docs/rules.md).
     pub help: &'static str,
+    /// The fix as one short imperative line: what the text report prints under a
+    /// finding that has no fix command of its own, and docs/rules.md's "Fix".
+    pub fix: &'static str,
 }
 
 macro_rules! rules {
-    ($( $variant:ident => $code:literal, $sev:ident, $short:literal, $help:literal; )*) => {
+    ($( $variant:ident => $code:literal, $sev:ident, $short:literal, $help:literal, $fix:literal; )*) => {
         /// Every rule mcp-warden reports.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum RuleId { $( $variant, )* }
 
         /// The catalog, in documentation order.
         pub static RULES: &[Rule] = &[
-            $( Rule { id: RuleId::$variant, code: $code, severity: Severity::$sev, short: $short, help: $help }, )*
+            $( Rule { id: RuleId::$variant, code: $code, severity: Severity::$sev, short: $short, help: $help, fix: $fix }, )*
         ];
     };
 }
@@ -79,157 +82,208 @@ macro_rules! rules {
 rules! {
     AuthUrlCredential => "WRD-AUTH-URL-CREDENTIAL", High,
         "The endpoint URL embeds a userinfo credential (user:password@host).",
-        "Remove user:password@ from the URL and send the credential in a header whose value references the environment or a secret manager (Authorization: Bearer ${TOKEN}). Rotate the exposed password.";
+        "Remove user:password@ from the URL and send the credential in a header whose value references the environment or a secret manager (Authorization: Bearer ${TOKEN}). Rotate the exposed password.",
+        "Move the credential out of the URL into a header that references a secret (${TOKEN}); rotate it.";
     AuthPlaintextHttp => "WRD-AUTH-PLAINTEXT-HTTP", High,
         "A remote endpoint is reached over cleartext http:// or ws://.",
-        "Use https:// (or wss://). Cleartext is acceptable only for loopback endpoints: localhost, 127.0.0.0/8, [::1].";
+        "Use https:// (or wss://). Cleartext is acceptable only for loopback endpoints: localhost, 127.0.0.0/8, [::1].",
+        "Change the URL to https:// (or wss://).";
     AuthNoAuth => "WRD-AUTH-NOAUTH", Medium,
         "A remote server declares no authentication material.",
-        "Send credentials the server can check: an Authorization (or X-API-Key, token, cookie) header or env entry whose value references a secret (${TOKEN}). If the endpoint is deliberately public, record that decision where reviewers see it.";
+        "Send credentials the server can check: an Authorization (or X-API-Key, token, cookie) header or env entry whose value references a secret (${TOKEN}). If the endpoint is deliberately public, record that decision where reviewers see it.",
+        "Add an Authorization header that references a secret (${TOKEN}), or record why it is public.";
     AuthTokenInConfig => "WRD-AUTH-TOKEN-IN-CONFIG", High,
         "A credential is written literally in the config (header, env, launch argument or URL parameter).",
-        "Replace the literal with a reference such as ${TOKEN} (or $TOKEN, %TOKEN%, op://vault/item/field) and keep the secret in the environment or a secret manager. Treat the literal as exposed: rotate it.";
+        "Replace the literal with a reference such as ${TOKEN} (or $TOKEN, %TOKEN%, op://vault/item/field) and keep the secret in the environment or a secret manager. Treat the literal as exposed: rotate it.",
+        "Replace the literal with a reference such as ${TOKEN} and rotate the credential.";
     AuthPlaceholderSecret => "WRD-AUTH-PLACEHOLDER-SECRET", Low,
         "An auth-shaped key holds a template placeholder instead of a credential or reference.",
-        "Replace the placeholder (YOUR_API_KEY, <token>, changeme) with a reference to the real secret (${TOKEN}), or remove the entry.";
+        "Replace the placeholder (YOUR_API_KEY, <token>, changeme) with a reference to the real secret (${TOKEN}), or remove the entry.",
+        "Replace the placeholder with a reference to the real secret (${TOKEN}), or remove it.";
     SecOpenai => "WRD-SEC-OPENAI", Critical,
         "An sk- style API key (OpenAI, including sk-proj-; Anthropic sk-ant-) appears in the config.",
-        "Revoke the key at the provider, remove it from the config, and reference it from the environment (${OPENAI_API_KEY}).";
+        "Revoke the key at the provider, remove it from the config, and reference it from the environment (${OPENAI_API_KEY}).",
+        "Revoke the key and replace it with a reference (${OPENAI_API_KEY}).";
     SecGithub => "WRD-SEC-GITHUB", Critical,
         "A GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_) appears in the config.",
-        "Revoke the token in GitHub settings, remove it from the config, and reference it from the environment (${GITHUB_TOKEN}).";
+        "Revoke the token in GitHub settings, remove it from the config, and reference it from the environment (${GITHUB_TOKEN}).",
+        "Revoke the token and replace it with a reference (${GITHUB_TOKEN}).";
     SecAwsAkid => "WRD-SEC-AWS-AKID", Critical,
         "An AWS access key id (AKIA...) appears in the config.",
-        "Deactivate the key in IAM, remove it from the config, and let the server use the AWS credential chain (profile, SSO, role) instead.";
+        "Deactivate the key in IAM, remove it from the config, and let the server use the AWS credential chain (profile, SSO, role) instead.",
+        "Deactivate the key in IAM and remove it; use the AWS credential chain instead.";
     SecSlack => "WRD-SEC-SLACK", Critical,
         "A Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-) appears in the config.",
-        "Revoke the token in the Slack app settings, remove it from the config, and reference it from the environment (${SLACK_BOT_TOKEN}).";
+        "Revoke the token in the Slack app settings, remove it from the config, and reference it from the environment (${SLACK_BOT_TOKEN}).",
+        "Revoke the token and replace it with a reference (${SLACK_BOT_TOKEN}).";
     SecPrivkey => "WRD-SEC-PRIVKEY", Critical,
         "A private key block (-----BEGIN ... PRIVATE KEY-----) appears in the config.",
-        "Remove the key material from the config, rotate the key pair, and point the server at a key file with restricted permissions or an agent.";
+        "Remove the key material from the config, rotate the key pair, and point the server at a key file with restricted permissions or an agent.",
+        "Remove the key material, rotate the key pair, and point the server at a protected key file.";
     SecJwt => "WRD-SEC-JWT", High,
         "A JSON Web Token appears in the config.",
-        "Remove the token from the config and reference it from the environment (${TOKEN}); treat it as exposed until it expires or is revoked.";
+        "Remove the token from the config and reference it from the environment (${TOKEN}); treat it as exposed until it expires or is revoked.",
+        "Remove the token and replace it with a reference (${TOKEN}).";
     SecEntropy => "WRD-SEC-ENTROPY", High,
         "A high-entropy, token-shaped string that looks like a secret appears in the config.",
-        "If it is a credential, move it to the environment, reference it (${TOKEN}) and rotate it. If it is not (a hash, an id), no action is needed.";
+        "If it is a credential, move it to the environment, reference it (${TOKEN}) and rotate it. If it is not (a hash, an id), no action is needed.",
+        "If it is a credential, replace it with a reference (${TOKEN}) and rotate it.";
     SupCurlPipe => "WRD-SUP-CURL-PIPE", Critical,
         "The launch command downloads code and executes it (curl | sh, bash -c \"$(curl ...)\").",
-        "Install a pinned, verified release and launch it directly; never fetch and execute at launch time.";
+        "Install a pinned, verified release and launch it directly; never fetch and execute at launch time.",
+        "Launch a pinned, installed release directly instead of fetching and running code.";
     SupLatestTag => "WRD-SUP-LATEST-TAG", High,
         "The launch command asks for the floating 'latest' tag of a package.",
-        "Pin an exact version (npx -y pkg@1.2.3, uvx pkg==1.2.3) so the code that runs is the code you reviewed.";
+        "Pin an exact version (npx -y pkg@1.2.3, uvx pkg==1.2.3) so the code that runs is the code you reviewed.",
+        "Replace 'latest' with an exact version (pkg@1.2.3, pkg==1.2.3).";
     SupNpxUnpinned => "WRD-SUP-NPX-UNPINNED", High,
         "An npm-style launcher (npx, bunx, npm exec, pnpm dlx, yarn dlx) runs a package without a pinned version.",
-        "Pin the package to an exact version (npx -y pkg@1.2.3); every launch otherwise runs whatever the registry serves that day.";
+        "Pin the package to an exact version (npx -y pkg@1.2.3); every launch otherwise runs whatever the registry serves that day.",
+        "Pin the package to an exact version (npx -y pkg@1.2.3).";
     SupUvxUnpinned => "WRD-SUP-UVX-UNPINNED", High,
         "A Python launcher (uvx, uv tool run, uv run --with, pipx run) runs a package without a pinned version.",
-        "Pin the package (uvx pkg==1.2.3 or uvx pkg@1.2.3; pipx run --spec pkg==1.2.3), pin a git source to a full commit, or install with --require-hashes.";
+        "Pin the package (uvx pkg==1.2.3 or uvx pkg@1.2.3; pipx run --spec pkg==1.2.3), pin a git source to a full commit, or install with --require-hashes.",
+        "Pin the package to an exact version (uvx pkg==1.2.3).";
     SupPipUnpinned => "WRD-SUP-PIP-UNPINNED", High,
         "The launch command pip-installs a package without a pinned version.",
-        "Pin the requirement (pkg==1.2.3), pin a git source to a full commit, or install from a requirements file with --require-hashes.";
+        "Pin the requirement (pkg==1.2.3), pin a git source to a full commit, or install from a requirements file with --require-hashes.",
+        "Pin the requirement to an exact version (pkg==1.2.3) or use --require-hashes.";
     DoctorAmbiguousServer => "WRD-DOCTOR-AMBIGUOUS-SERVER", Medium,
         "A server entry can be read more than one way: its name is declared twice (under both mcpServers and servers, or twice in one map), it repeats a key, or its clients start different things from it.",
-        "Keep exactly one definition that says one thing: a decoy copy or reading can hide the one the client starts. doctor audits every copy and every reading.";
+        "Keep exactly one definition that says one thing: a decoy copy or reading can hide the one the client starts. doctor audits every copy and every reading.",
+        "Keep one definition of the server and delete the other copies.";
     DoctorVariableLaunch => "WRD-DOCTOR-VARIABLE-LAUNCH", Medium,
         "The launch command (or the URL) depends on a variable the client expands when it starts the server.",
-        "Write the command or URL literally. doctor audits the launch with every variable unset and defaults applied; with the variable set, the client starts something else.";
+        "Write the command or URL literally. doctor audits the launch with every variable unset and defaults applied; with the variable set, the client starts something else.",
+        "Write the command or URL literally, without variable references.";
     DoctorHeadersHelper => "WRD-DOCTOR-HEADERS-HELPER", Medium,
         "A remote server's headersHelper is a shell command Claude Code runs at every connection.",
-        "Review the helper like a launch command; prefer static headers that reference the environment (${TOKEN}).";
+        "Review the helper like a launch command; prefer static headers that reference the environment (${TOKEN}).",
+        "Review the helper command, or replace it with static headers that reference secrets.";
     ClientProjectAutoApprove => "WRD-CLIENT-PROJECT-AUTO-APPROVE", High,
         "A client setting starts a project's MCP servers without asking: Claude Code enableAllProjectMcpServers: true, or an enabledMcpjsonServers entry naming a server of a project .mcp.json.",
-        "Remove enableAllProjectMcpServers and the enabledMcpjsonServers entry, so Claude Code asks before it starts a server a repository declares; review each server before approving it. The finding is at each server approved in a session in the current directory or in any directory a project settings file or ~/.claude.json projects[<path>] belongs to (the message names that directory), or at the setting when no discovered .mcp.json falls under it (a user or managed setting approves every project's servers, unless a higher one overrides it everywhere).";
+        "Remove enableAllProjectMcpServers and the enabledMcpjsonServers entry, so Claude Code asks before it starts a server a repository declares; review each server before approving it. The finding is at each server approved in a session in the current directory or in any directory a project settings file or ~/.claude.json projects[<path>] belongs to (the message names that directory), or at the setting when no discovered .mcp.json falls under it (a user or managed setting approves every project's servers, unless a higher one overrides it everywhere).",
+        "Remove the approving setting so the client asks before starting project servers.";
     ClientToolAutoApprove => "WRD-CLIENT-TOOL-AUTO-APPROVE", Medium,
         "A server's tools run without confirmation: Gemini CLI trust: true, Cline/Kiro autoApprove or Roo Code alwaysAllow tools, a Codex approval mode of approve, Claude Code permissions.allow mcp__<server> entries, or (at the settings file) VS Code chat.tools.autoApprove.",
-        "Remove the setting (or the listed tools) so the client asks before each tool call; keep only read-only tools you have reviewed, and pin the server so a change to its tools is noticed.";
+        "Remove the setting (or the listed tools) so the client asks before each tool call; keep only read-only tools you have reviewed, and pin the server so a change to its tools is noticed.",
+        "Remove the auto-approval (or the listed tools) so the client asks before each call.";
     ClientDiscoveryImport => "WRD-CLIENT-DISCOVERY-IMPORT", Low,
         "VS Code's chat.mcp.discovery.enabled imports MCP servers from other applications' configs (Claude Desktop, Cursor, Windsurf, ...).",
-        "Set chat.mcp.discovery.enabled to false (or each source to false) and configure the servers you want in VS Code's own mcp.json, so a server added to another application does not start in VS Code too.";
+        "Set chat.mcp.discovery.enabled to false (or each source to false) and configure the servers you want in VS Code's own mcp.json, so a server added to another application does not start in VS Code too.",
+        "Set chat.mcp.discovery.enabled to false and declare servers in VS Code's mcp.json.";
     DoctorNoLock => "WRD-DOCTOR-NO-LOCK", Low,
         "No warden.lock pins this server's launch.",
-        "Run the pin command printed under Next steps, review and commit the lock, then add the printed check step to CI.";
+        "Run the pin command printed under Next steps, review and commit the lock, then add the printed check step to CI.",
+        "Run the pin command under Next steps and commit the lock.";
     DoctorLockUnapproved => "WRD-DOCTOR-LOCK-UNAPPROVED", Medium,
         "A warden.lock matches this server but its approval does not bind the pinned surface.",
-        "Review the lock, then record the approval with the lock rotate command at the end of the finding (a stale or inconsistent lock must be pinned again).";
+        "Review the lock, then record the approval with the lock rotate command at the end of the finding (a stale or inconsistent lock must be pinned again).",
+        "Review the lock, then approve it with mcp-warden lock rotate (or pin again).";
     CapShell => "WRD-CAP-SHELL", Critical,
         "A pinned tool can run shell commands.",
-        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.",
+        "Confirm the server needs shell access and restrict it where the client allows.";
     CapFsWrite => "WRD-CAP-FS-WRITE", High,
         "A pinned tool can write files.",
-        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.",
+        "Confirm the server needs to write files and restrict it where the client allows.";
     CapFsRead => "WRD-CAP-FS-READ", Medium,
         "A pinned tool can read files.",
-        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.",
+        "Confirm the server needs to read files and restrict it where the client allows.";
     CapHttp => "WRD-CAP-HTTP", High,
         "A pinned tool can make network requests.",
-        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.",
+        "Confirm the server needs outbound HTTP and restrict it where the client allows.";
     CapSql => "WRD-CAP-SQL", High,
         "A pinned tool can run database queries.",
-        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.";
+        "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.",
+        "Confirm the server needs to run SQL and restrict it where the client allows.";
     SchemaMalformed => "WRD-SCHEMA-MALFORMED", Low,
         "A pinned tool's inputSchema is not a JSON object.",
-        "The MCP schema requires an object inputSchema; capability analysis was skipped for this tool. Report it to the server's maintainers.";
+        "The MCP schema requires an object inputSchema; capability analysis was skipped for this tool. Report it to the server's maintainers.",
+        "Report the tool's malformed inputSchema to the server's maintainers.";
     DriftServerIdentity => "WRD-DRIFT-SERVER-IDENTITY", Critical,
         "The server's launch (command, args or URL) differs from the pinned one.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftToolAdded => "WRD-DRIFT-TOOL-ADDED", High,
         "The server declares a tool the lock does not pin.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftToolRemoved => "WRD-DRIFT-TOOL-REMOVED", Medium,
         "A pinned tool is no longer declared.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftSchemaModified => "WRD-DRIFT-SCHEMA-MODIFIED", High,
         "A tool's input or output schema changed in a way that changes what it accepts or returns (reports name the change, e.g. WRD-DRIFT-SCHEMA-ENUM-REMOVED).",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftSchemaCosmeticModified => "WRD-DRIFT-SCHEMA-COSMETIC-MODIFIED", Low,
         "A tool's input schema changed without changing what it accepts.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftCapabilityAdded => "WRD-DRIFT-CAPABILITY-ADDED", High,
         "A tool gained a derived capability (shell, fs, http, sql).",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftCapabilityRemoved => "WRD-DRIFT-CAPABILITY-REMOVED", Medium,
         "A tool lost a derived capability.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftDescriptionModified => "WRD-DRIFT-DESCRIPTION-MODIFIED", Low,
         "A tool's description changed (a common prompt-injection vector).",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftInspectionPolicyModified => "WRD-DRIFT-INSPECTION-POLICY-MODIFIED", Medium,
         "A tool's declared inspection policy changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftToolAnnotationsModified => "WRD-DRIFT-TOOL-ANNOTATIONS-MODIFIED", High,
         "A tool's annotations (hints such as readOnly or destructive) changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftSchemaOutAdded => "WRD-DRIFT-SCHEMA-OUT-ADDED", High,
         "A tool gained an output schema.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftSchemaOutRemoved => "WRD-DRIFT-SCHEMA-OUT-REMOVED", High,
         "A tool's output schema was removed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftResourceAdded => "WRD-DRIFT-RESOURCE-ADDED", Medium,
         "The server declares a resource the lock does not pin.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftResourceRemoved => "WRD-DRIFT-RESOURCE-REMOVED", Low,
         "A pinned resource is no longer declared.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftResourceModified => "WRD-DRIFT-RESOURCE-MODIFIED", Low,
         "A pinned resource's metadata changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftPromptAdded => "WRD-DRIFT-PROMPT-ADDED", Medium,
         "The server declares a prompt the lock does not pin.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftPromptRemoved => "WRD-DRIFT-PROMPT-REMOVED", Low,
         "A pinned prompt is no longer declared.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftPromptModified => "WRD-DRIFT-PROMPT-MODIFIED", Low,
         "A pinned prompt's description or arguments changed.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftUnapprovedChange => "WRD-DRIFT-UNAPPROVED-CHANGE", High,
         "The surface changed since it was approved.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
     DriftSchemaVersionMigrated => "WRD-DRIFT-SCHEMA-VERSION-MIGRATED", Low,
         "The lock was written at an older schema version.",
-        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.";
+        "The server's declared surface no longer matches warden.lock. Review the change; if it is expected, pin it again and approve the new lock, otherwise treat the server as compromised or misconfigured.",
+        "Review the change; pin again and approve the new lock if it is expected.";
 }
 
 impl RuleId {
@@ -455,14 +509,15 @@ mod tests {
         out.push_str("<!-- Generated from src/rules.rs by `UPDATE_RULES_DOC=1 cargo test --lib rules`; do not edit by hand. -->\n\n");
         out.push_str("Every finding carries one of these rule ids. Ids and severities are stable: filter on them in CI.\n");
         out.push_str("Examples are MCP server entries (the value under `mcpServers.<name>`); every engine example is checked by a unit test.\n\n");
-        out.push_str("| Rule | Severity | Detects |\n|---|---|---|\n");
+        out.push_str("| Rule | Severity | Detects | Fix |\n|---|---|---|---|\n");
         for r in RULES {
             out.push_str(&format!(
-                "| [`{}`](#{}) | {} | {} |\n",
+                "| [`{}`](#{}) | {} | {} | {} |\n",
                 r.code,
                 r.code.to_lowercase(),
                 r.severity,
-                r.short.replace('|', "\\|")
+                r.short.replace('|', "\\|"),
+                r.fix.replace('|', "\\|")
             ));
         }
         for r in RULES {
@@ -478,7 +533,8 @@ mod tests {
                     ex.fires
                 ));
                 out.push_str(&format!(
-                    "Fix: {}\n\n```{}\n{}\n```\n",
+                    "Fix: {}\n\n{}\n\n```{}\n{}\n```\n",
+                    r.fix,
                     r.help,
                     lang(ex.fixed),
                     ex.fixed
@@ -486,6 +542,21 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn every_rule_has_a_short_one_line_fix() {
+        for r in RULES {
+            let fix = r.fix;
+            assert!(!fix.is_empty() && fix.len() <= 100, "{}: {fix:?}", r.code);
+            assert!(!fix.contains(['\n', '\r', '|']), "{}: {fix:?}", r.code);
+            assert!(
+                fix.starts_with(|c: char| c.is_ascii_uppercase()) && fix.ends_with('.'),
+                "{}: the fix is one imperative sentence: {fix:?}",
+                r.code
+            );
+            assert_ne!(fix, r.help, "{}: the fix is shorter than the help", r.code);
+        }
     }
 
     #[test]

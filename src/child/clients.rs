@@ -63,13 +63,13 @@ use super::json::{excerpt, members_along, Member, Value, CLAUDE_PROJECT_SETTINGS
 use super::position::line_col;
 use super::servers::{
     bool_field, checked_name, entries_of, finish, json_body, map_field, maps_in, maps_of, present,
-    refuse_assignment_constructs, refused, server_body, shape, string_field, string_list,
-    top_level, union_of, Dialect, Found, FoundSetting, Node, PendingSection, SettingProblem,
-    MAX_SETTING_PROBLEMS,
+    refuse_assignment_constructs, refused, server_body_at, shape, string_field, string_list,
+    top_level, union_of, Dialect, Found, FoundSetting, Located, Node, PendingSection,
+    SettingProblem, ValueOffsets, MAX_SETTING_PROBLEMS,
 };
 use crate::protocol::bounds::{MAX_ENTRIES_PER_SERVER, MAX_SETTINGS_PER_SECTION, MAX_STRING_BYTES};
 use crate::protocol::{
-    Construct, FileFormat, LoadError, ParsedConfig, ServerBody, ServerExtra, ServerMap,
+    Construct, FieldRef, FileFormat, LoadError, ParsedConfig, ServerBody, ServerExtra, ServerMap,
     SettingValue,
 };
 
@@ -419,7 +419,7 @@ fn gemini_settings(doc: &Value<'_>, section: &mut PendingSection) {
 
 /// A list of server names, or why the value is not one.
 fn names(value: &Value<'_>) -> Result<Vec<String>, String> {
-    let Value::Array(items) = value else {
+    let Value::Array(items, _) = value else {
         return Err(format!(
             "must be a list of server names (it is {})",
             value.kind()
@@ -515,7 +515,7 @@ fn claude_settings(
     for m in members_along(doc, "permissions.allow", false) {
         let items = match &m.value {
             Value::Null => continue,
-            Value::Array(items) => items,
+            Value::Array(items, _) => items,
             other => {
                 return Err(whole_file(
                     m,
@@ -583,12 +583,12 @@ pub(crate) fn claude_project_settings(members: &[Member<'_>], section: &mut Pend
 /// `env`; or `url`, `headers`) or the older one (`"command": {"path", "args",
 /// "env"}`). An extension-provided entry (`"source": "extension"`, `settings`)
 /// has neither and is sent without a launch.
-fn zed_body(entry: &Value<'_>) -> Result<ServerBody, String> {
+fn zed_body(entry: &Value<'_>) -> Result<Located, String> {
     let Some(inner @ Value::Object(_)) = present(entry.field("command")) else {
-        return server_body(entry, Dialect::Json);
+        return server_body_at(entry, Dialect::Json);
     };
     if !entry.is_map() {
-        return server_body(entry, Dialect::Json);
+        return server_body_at(entry, Dialect::Json);
     }
     let mut repeated_keys: Vec<String> = entry
         .repeated_keys()
@@ -616,7 +616,16 @@ fn zed_body(entry: &Value<'_>) -> Result<ServerBody, String> {
     if extra != ServerExtra::default() {
         body.extra = vec![extra];
     }
-    Ok(body)
+    let mut at = ValueOffsets::new(inner);
+    at.scalar("path", FieldRef::Command, body.command.is_some());
+    at.list("args", 0, FieldRef::Arg);
+    at.map("env", &body.env, FieldRef::Env);
+    let mut outer = ValueOffsets::new(entry);
+    outer.out = at.out;
+    outer.scalar("url", FieldRef::Url, body.url.is_some());
+    outer.map("headers", &body.headers, FieldRef::Header);
+    outer.scalar("enabled", FieldRef::Enabled, body.extra().enabled.is_some());
+    Ok((body, outer.finish()))
 }
 
 /// OpenCode's server schemas are `.strict()`: a field outside its branch fails the
@@ -664,7 +673,7 @@ fn opencode_strict_fields(maps: &[&[Member<'_>]], section: &mut PendingSection) 
 
 /// An OpenCode `mcp` entry: `type` as written; `command` a list (the program,
 /// then its arguments); `environment`; or `url` and `headers`; `enabled`, `cwd`.
-fn opencode_body(entry: &Value<'_>) -> Result<ServerBody, String> {
+fn opencode_body(entry: &Value<'_>) -> Result<Located, String> {
     if !entry.is_map() {
         return Err(format!(
             "server entry must be an object (it is {})",
@@ -694,7 +703,21 @@ fn opencode_body(entry: &Value<'_>) -> Result<ServerBody, String> {
     if extra != ServerExtra::default() {
         body.extra = vec![extra];
     }
-    Ok(body)
+    // `command[0]` is the program, `command[i + 1]` argument `i`.
+    let mut at = ValueOffsets::new(entry);
+    if let Some(items) = present(entry.field("command")).and_then(Node::items_at) {
+        if let Some((_, first)) = items.first() {
+            at.out.push((FieldRef::Command, *first));
+        }
+    }
+    at.list("command", 1, FieldRef::Arg);
+    at.scalar("type", FieldRef::Transport, body.transport.is_some());
+    at.map("environment", &body.env, FieldRef::Env);
+    at.scalar("url", FieldRef::Url, body.url.is_some());
+    at.map("headers", &body.headers, FieldRef::Header);
+    at.scalar("enabled", FieldRef::Enabled, body.extra().enabled.is_some());
+    at.scalar("cwd", FieldRef::Cwd, body.extra().cwd.is_some());
+    Ok((body, at.finish()))
 }
 
 // ---------------------------------------------------------------------------
@@ -722,13 +745,8 @@ fn desktop_extension(
     };
     let offset = value_offset(text, name_member.offset);
     let name = checked_name(text, name, offset, "extension name")?;
-    let entry = |body: Result<ServerBody, String>| Found {
-        map: ServerMap::Manifest,
-        name: name.clone(),
-        offset,
-        twin: None,
-        body,
-    };
+    let entry =
+        |body: Result<Located, String>| Found::new(ServerMap::Manifest, name.clone(), offset, body);
     let mut found = Vec::new();
     for launch in desktop_launches(doc) {
         match launch {
@@ -746,7 +764,7 @@ fn desktop_extension(
 }
 
 /// The base launch of a manifest, and each platform override merged over it.
-type DesktopLaunch = (ServerBody, Vec<Result<ServerBody, String>>);
+type DesktopLaunch = (Located, Vec<Result<Located, String>>);
 
 /// Every copy of the manifest's `server`, and of its `mcp_config`, in file order:
 /// the manifest's parser is not known, and a parser that keeps the first copy
@@ -825,7 +843,7 @@ fn desktop_launch(server: &Value<'_>, config: Option<&Value<'_>>) -> Result<Desk
         None => return Err("server.mcp_config is missing".into()),
     };
     let mcp_config = |e: String| format!("server.mcp_config.{e}");
-    let base = server_body(config, Dialect::Json).map_err(mcp_config)?;
+    let base = server_body_at(config, Dialect::Json).map_err(mcp_config)?;
     let overrides = match present(config.field("platform_overrides")) {
         None => Vec::new(),
         Some(Value::Object(platforms)) => platforms
@@ -845,23 +863,32 @@ fn desktop_launch(server: &Value<'_>, config: Option<&Value<'_>>) -> Result<Desk
     Ok((base, overrides))
 }
 
-/// `base` with the fields an override sets replaced by the override's.
-fn merged(base: &ServerBody, over: &Value<'_>) -> Result<ServerBody, String> {
+/// `base` with the fields an override sets replaced by the override's (and
+/// their positions by the override's values).
+fn merged(base: &Located, over: &Value<'_>) -> Result<Located, String> {
     if !over.is_map() {
         return Err(format!("must be an object (it is {})", over.kind()));
     }
-    let mut body = base.clone();
+    let (mut body, mut offsets) = base.clone();
+    let mut at = ValueOffsets::new(over);
     if let Some(command) = string_field(over, "command")? {
         body.command = Some(command);
+        offsets.retain(|(f, _)| *f != FieldRef::Command);
+        at.scalar("command", FieldRef::Command, true);
     }
     if let Some(args) = string_list(over, "args")? {
         body.args = args;
+        offsets.retain(|(f, _)| !matches!(f, FieldRef::Arg(_)));
+        at.list("args", 0, FieldRef::Arg);
     }
     let mut repeated_keys = Vec::new();
     if present(over.field("env")).is_some() {
         body.env = map_field(over, "env", Dialect::Json, &mut repeated_keys)?;
+        offsets.retain(|(f, _)| !matches!(f, FieldRef::Env(_)));
+        at.map("env", &body.env, FieldRef::Env);
     }
-    Ok(body)
+    at.out.extend(offsets);
+    Ok((body, at.finish()))
 }
 
 /// The offset of the value of the member whose key starts at `key_offset`

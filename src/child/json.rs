@@ -3,7 +3,7 @@
 //! # Why a hand-written parser
 //!
 //! Every config and lock byte is attacker-reachable, and the loaders need more from
-//! a parse than a value: the position of every server key, refusal of duplicate
+//! a parse than a value: the position of every server key and value, refusal of duplicate
 //! keys, exact control over what is lenient, and a nesting bound that is 128 for
 //! configs but 512 for locks. The crates on hand each cover part of that:
 //!
@@ -18,7 +18,9 @@
 //! tree (strings without escapes and number texts point into the input) of only
 //! the parts a loader reads ([`Select`]; everything else is validated, not built),
 //! records
-//! the byte offset of every object key, refuses duplicate keys when an object
+//! the byte offset of every object key and of every value it builds (a member's
+//! value, an array's items: what a finding about one field points at), refuses
+//! duplicate keys when an object
 //! closes, and never recurses: containers live on an explicit stack whose depth is
 //! checked before every value, so a 200,000-deep `[[[[` fails in microseconds on
 //! any thread stack. Comments are skipped with one forward search each, so an
@@ -46,6 +48,10 @@ use std::borrow::Cow;
 
 use super::position::line_col;
 use crate::protocol::Construct;
+
+/// Items of one array whose offsets are kept: the longest list an entry may hold
+/// (a longer one is refused as a wrong shape).
+pub(crate) const MAX_ITEM_OFFSETS: usize = crate::protocol::bounds::MAX_ENTRIES_PER_SERVER;
 
 /// Which dialect and which nesting bound.
 #[derive(Debug, Clone, Copy)]
@@ -186,16 +192,24 @@ pub(crate) enum Value<'a> {
     Bool(bool),
     Number(&'a str),
     String(Cow<'a, str>),
-    Array(Vec<Value<'a>>),
+    /// The items, and the byte offset where each of the first
+    /// [`MAX_ITEM_OFFSETS`] starts (`None` for an empty array). Boxed so that a
+    /// value stays 32 bytes and capped so that an array of millions of tiny values
+    /// (the loaders' worst case) costs no more than before: no list longer than the
+    /// cap is read as a list of values. `u32`: the child cannot map a 4 GiB file.
+    #[allow(clippy::box_collection)]
+    Array(Vec<Value<'a>>, Option<Box<Vec<u32>>>),
     Object(Vec<Member<'a>>),
 }
 
-/// One object member: the decoded key, the byte offset of its opening quote, the value.
+/// One object member: the decoded key, the byte offset of its opening quote, the
+/// value and the byte offset where the value starts.
 #[derive(Debug, Clone)]
 pub(crate) struct Member<'a> {
     pub key: Cow<'a, str>,
     pub offset: usize,
     pub value: Value<'a>,
+    pub value_offset: usize,
 }
 
 impl<'a> Value<'a> {
@@ -206,7 +220,7 @@ impl<'a> Value<'a> {
             Value::Bool(_) => "a boolean",
             Value::Number(_) => "a number",
             Value::String(_) => "a string",
-            Value::Array(_) => "an array",
+            Value::Array(..) => "an array",
             Value::Object(_) => "an object",
         }
     }
@@ -270,7 +284,7 @@ pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
             x == y || matches!((x.parse::<f64>(), y.parse::<f64>()), (Ok(p), Ok(q)) if p == q)
         }
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
+        (Value::Array(x, _), Value::Array(y, _)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
@@ -326,6 +340,7 @@ const LOOKS_LIKE_JSONC: &str = "(the file looks like JSONC)";
 enum Frame<'a> {
     Array {
         items: Vec<Value<'a>>,
+        offsets: Vec<u32>,
         open: usize,
         mode: Select,
     },
@@ -397,10 +412,11 @@ impl<'a> Parser<'a> {
                     self.skip_trivia()?;
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        Value::Array(Vec::new())
+                        Value::Array(Vec::new(), None)
                     } else {
                         stack.push(Frame::Array {
                             items: Vec::new(),
+                            offsets: Vec::new(),
                             open: start,
                             mode,
                         });
@@ -418,6 +434,8 @@ impl<'a> Parser<'a> {
                 Some(b'-' | b'0'..=b'9') => Value::Number(self.number()?),
                 Some(_) => return Err(self.unexpected_value()),
             };
+            // Where the finished value starts (a container: its opening bracket).
+            let mut value_start = start;
             // Attach the finished value to its container; close containers as long
             // as their closing bracket follows.
             loop {
@@ -435,16 +453,29 @@ impl<'a> Parser<'a> {
                     return Ok(value);
                 };
                 match &mut frame {
-                    Frame::Array { items, open, mode } => {
+                    Frame::Array {
+                        items,
+                        offsets,
+                        open,
+                        mode,
+                    } => {
                         if *mode == Select::All {
                             items.push(value);
+                            if offsets.len() < MAX_ITEM_OFFSETS {
+                                offsets.push(u32::try_from(value_start).unwrap_or(u32::MAX));
+                            }
                         }
                         let open = *open;
                         if self.after_item(b']', "array", open)? {
                             stack.push(frame);
                             continue 'value;
                         }
-                        value = Value::Array(std::mem::take(items));
+                        let offsets = std::mem::take(offsets);
+                        value = Value::Array(
+                            std::mem::take(items),
+                            (!offsets.is_empty()).then(|| Box::new(offsets)),
+                        );
+                        value_start = open;
                     }
                     Frame::Object {
                         members,
@@ -459,6 +490,7 @@ impl<'a> Parser<'a> {
                                 key: std::mem::take(key),
                                 offset: *key_offset,
                                 value,
+                                value_offset: value_start,
                             });
                         }
                         let (open, keys_start, skip) = (*open, *keys_start, *mode == Select::Skip);
@@ -483,6 +515,7 @@ impl<'a> Parser<'a> {
                             }
                             value = Value::Object(members);
                         }
+                        value_start = open;
                     }
                 }
             }
@@ -1053,7 +1086,7 @@ mod tests {
             Value::Bool(b) => serde_json::Value::Bool(*b),
             Value::Number(n) => serde_json::from_str(n).unwrap(),
             Value::String(s) => serde_json::Value::String(s.to_string()),
-            Value::Array(items) => serde_json::Value::Array(items.iter().map(render).collect()),
+            Value::Array(items, _) => serde_json::Value::Array(items.iter().map(render).collect()),
             Value::Object(members) => serde_json::Value::Object(
                 members
                     .iter()
@@ -1194,7 +1227,7 @@ mod tests {
             JSONC,
         );
         let args: Vec<&str> = match v.get("args") {
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            Some(Value::Array(items, _)) => items.iter().filter_map(Value::as_str).collect(),
             _ => panic!(),
         };
         assert_eq!(
@@ -1287,7 +1320,7 @@ mod tests {
             STRICT,
         );
         match v {
-            Value::Array(items) => {
+            Value::Array(items, _) => {
                 let texts: Vec<&str> = items
                     .iter()
                     .map(|i| match i {

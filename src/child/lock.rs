@@ -209,7 +209,7 @@ fn opt_int<T: std::str::FromStr>(obj: &Value<'_>, key: &str, path: &str) -> Chec
 
 fn array<'v, 'a>(v: &'v Value<'a>, path: &str) -> Check<&'v [Value<'a>]> {
     match v {
-        Value::Array(items) => Ok(items),
+        Value::Array(items, _) => Ok(items),
         other => Err(invalid(format!(
             "{path} must be an array (it is {})",
             other.kind()
@@ -275,7 +275,7 @@ fn json_tree(v: &Value<'_>, path: &str) -> Check<JsonTree> {
                 Value::Bool(b) => tokens.push(JsonToken::Bool(*b)),
                 Value::Number(text) => tokens.push(number(text, path)?),
                 Value::String(s) => tokens.push(JsonToken::String(s.to_string())),
-                Value::Array(items) => {
+                Value::Array(items, _) => {
                     tokens.push(JsonToken::Array(count(items.len(), path)?));
                     stack.push(Open::Items(items.iter()));
                 }

@@ -39,8 +39,8 @@ use crate::protocol::bounds::{
     MAX_ENTRIES_PER_SERVER, MAX_SECTIONS_PER_FILE, MAX_SERVERS_PER_FILE, MAX_STRING_BYTES,
 };
 use crate::protocol::{
-    ClientSetting, Construct, FileFormat, LoadError, LoadErrorKind, ParsedConfig, Section,
-    ServerBody, ServerEntry, ServerExtra, ServerMap, SettingValue, Twin,
+    ClientSetting, Construct, FieldRef, FileFormat, LoadError, LoadErrorKind, ParsedConfig,
+    Section, ServerBody, ServerEntry, ServerExtra, ServerMap, SettingValue, Twin, ValueAt,
 };
 
 /// A document node the body extractor can read: a JSON value or a TOML value.
@@ -50,10 +50,25 @@ pub(crate) trait Node {
     fn is_null(&self) -> bool;
     fn as_str(&self) -> Option<&str>;
     fn is_map(&self) -> bool;
-    fn items(&self) -> Option<Vec<&Self>>;
-    fn entries(&self) -> Option<Vec<(&str, &Self)>>;
+    /// The items of a list, each with the byte offset where it starts.
+    fn items_at(&self) -> Option<Vec<(&Self, usize)>>;
+    /// The members of a map in file order, each with where its value starts.
+    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>>;
+    /// The member named `key` (of repeated keys the last, as clients read it), with
+    /// where its value starts.
+    fn field_at(&self, key: &str) -> Option<(&Self, usize)>;
+    fn items(&self) -> Option<Vec<&Self>> {
+        self.items_at()
+            .map(|items| items.into_iter().map(|(v, _)| v).collect())
+    }
+    fn entries(&self) -> Option<Vec<(&str, &Self)>> {
+        self.entries_at()
+            .map(|entries| entries.into_iter().map(|(k, v, _)| (k, v)).collect())
+    }
     /// The member named `key`; of repeated keys the last, as clients read it.
-    fn field(&self, key: &str) -> Option<&Self>;
+    fn field(&self, key: &str) -> Option<&Self> {
+        self.field_at(key).map(|(v, _)| v)
+    }
     fn as_bool(&self) -> Option<bool>;
     /// Keys written more than once in this map (each once, in file order).
     fn repeated_keys(&self) -> Vec<&str>;
@@ -72,17 +87,46 @@ impl Node for Value<'_> {
     fn is_map(&self) -> bool {
         matches!(self, Value::Object(_))
     }
-    fn items(&self) -> Option<Vec<&Self>> {
+    fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
         match self {
-            Value::Array(items) => Some(items.iter().collect()),
+            // Items past the offsets kept (a list too long to be read) are at 0.
+            Value::Array(items, offsets) => {
+                let offsets = offsets.as_deref().map_or(&[][..], Vec::as_slice);
+                Some(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (v, offsets.get(i).map_or(0, |&o| o as usize)))
+                        .collect(),
+                )
+            }
             _ => None,
         }
     }
-    fn entries(&self) -> Option<Vec<(&str, &Self)>> {
+    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>> {
         match self {
-            Value::Object(members) => {
-                Some(members.iter().map(|m| (m.key.as_ref(), &m.value)).collect())
-            }
+            Value::Object(members) => Some(
+                members
+                    .iter()
+                    .map(|m| (m.key.as_ref(), &m.value, m.value_offset))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+    fn field_at(&self, key: &str) -> Option<(&Self, usize)> {
+        match self {
+            Value::Object(members) => members
+                .iter()
+                .rev()
+                .find(|m| m.key == key)
+                .map(|m| (&m.value, m.value_offset)),
+            _ => None,
+        }
+    }
+    fn items(&self) -> Option<Vec<&Self>> {
+        match self {
+            Value::Array(items, _) => Some(items.iter().collect()),
             _ => None,
         }
     }
@@ -358,10 +402,173 @@ fn env_vars<N: Node>(entry: &N) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-/// The typed body of one server entry, or why its shape is wrong. Every field any
-/// client reads is kept as written; `crate::reading` decides, per client, which
-/// of them make the launch.
-pub(crate) fn server_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, String> {
+/// Byte offsets of an entry's values, by field (see [`crate::protocol::ValueAt`]).
+pub(crate) type Offsets = Vec<(FieldRef, usize)>;
+
+/// A body and where its values start.
+pub(crate) type Located = (ServerBody, Offsets);
+
+/// Index of an item of one of the body's lists (at most
+/// [`MAX_ENTRIES_PER_SERVER`], so it always fits).
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Records where the values of one entry's fields start, for fields the body has.
+pub(crate) struct ValueOffsets<'n, N: Node> {
+    pub entry: &'n N,
+    pub out: Offsets,
+}
+
+impl<'n, N: Node> ValueOffsets<'n, N> {
+    pub(crate) fn new(entry: &'n N) -> Self {
+        ValueOffsets {
+            entry,
+            out: Vec::new(),
+        }
+    }
+
+    /// The value of `key` (present: not null) as `field`.
+    pub(crate) fn scalar(&mut self, key: &str, field: FieldRef, has: bool) {
+        if !has {
+            return;
+        }
+        if let Some((v, at)) = self.entry.field_at(key) {
+            if !v.is_null() {
+                self.out.push((field, at));
+            }
+        }
+    }
+
+    /// Each item of the list `key`, the `n`-th as `field(n - skip)` (items before
+    /// `skip` are not recorded: OpenCode's program is item 0 of `command`).
+    pub(crate) fn list(&mut self, key: &str, skip: usize, field: fn(u32) -> FieldRef) {
+        let Some(items) = present(self.entry.field(key)).and_then(Node::items_at) else {
+            return;
+        };
+        for (i, (_, at)) in items.into_iter().enumerate().skip(skip) {
+            self.out.push((field(index(i - skip)), at));
+        }
+    }
+
+    /// The value of each kept pair of the map `key` (the last copy of a repeated
+    /// key, where the child kept it), as `field(i)`.
+    pub(crate) fn map(&mut self, key: &str, kept: &[(String, String)], field: fn(u32) -> FieldRef) {
+        if kept.is_empty() {
+            return;
+        }
+        let Some(entries) = present(self.entry.field(key)).and_then(Node::entries_at) else {
+            return;
+        };
+        let mut last: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(entries.len());
+        for (k, _, at) in &entries {
+            last.insert(k, *at);
+        }
+        for (i, (k, _)) in kept.iter().enumerate() {
+            if let Some(&at) = last.get(k.as_str()) {
+                self.out.push((field(index(i)), at));
+            }
+        }
+    }
+
+    /// The offsets, sorted by field and each field once (the wire order).
+    pub(crate) fn finish(mut self) -> Offsets {
+        self.out.sort_by_key(|(f, _)| *f);
+        self.out.dedup_by_key(|(f, _)| *f);
+        self.out
+    }
+}
+
+/// The typed body of one server entry, or why its shape is wrong, with where each
+/// of its values starts. Every field any client reads is kept as written;
+/// `crate::reading` decides, per client, which of them make the launch.
+pub(crate) fn server_body_at<N: Node>(entry: &N, d: Dialect) -> Result<Located, String> {
+    let body = typed_body(entry, d)?;
+    let mut at = ValueOffsets::new(entry);
+    at.scalar("command", FieldRef::Command, body.command.is_some());
+    at.list("args", 0, FieldRef::Arg);
+    at.scalar("url", FieldRef::Url, body.url.is_some());
+    at.map("env", &body.env, FieldRef::Env);
+    at.map(d.headers_key(), &body.headers, FieldRef::Header);
+    let x = body.extra();
+    at.scalar("cwd", FieldRef::Cwd, x.cwd.is_some());
+    at.scalar("enabled", FieldRef::Enabled, x.enabled.is_some());
+    match d {
+        Dialect::Json => {
+            at.scalar("type", FieldRef::Transport, body.transport.is_some());
+            at.scalar(
+                "transport",
+                FieldRef::TransportKey,
+                x.transport_key.is_some(),
+            );
+            at.scalar("serverUrl", FieldRef::ServerUrl, x.server_url.is_some());
+            at.scalar("httpUrl", FieldRef::HttpUrl, x.http_url.is_some());
+            at.scalar(
+                "headersHelper",
+                FieldRef::HeadersHelper,
+                x.headers_helper.is_some(),
+            );
+            at.scalar("disabled", FieldRef::Disabled, x.disabled.is_some());
+            at.scalar(
+                "autoApprove",
+                FieldRef::AutoApprove,
+                !x.auto_approve.is_empty(),
+            );
+            at.scalar(
+                "alwaysAllow",
+                FieldRef::AlwaysAllow,
+                !x.always_allow.is_empty(),
+            );
+            at.scalar("trust", FieldRef::Trust, x.trust.is_some());
+        }
+        Dialect::Toml => {
+            at.scalar(
+                "bearer_token_env_var",
+                FieldRef::BearerTokenEnvVar,
+                x.bearer_token_env_var.is_some(),
+            );
+            at.scalar(
+                "bearer_token",
+                FieldRef::BearerToken,
+                x.bearer_token.is_some(),
+            );
+            at.map(
+                "env_http_headers",
+                &x.env_http_headers,
+                FieldRef::EnvHttpHeader,
+            );
+            at.list("env_vars", 0, FieldRef::EnvVar);
+            tool_approval_offsets(entry, &mut at);
+        }
+    }
+    let offsets = at.finish();
+    Ok((body, offsets))
+}
+
+/// Where each Codex tool approval mode is written, in [`tool_approvals`] order.
+fn tool_approval_offsets<N: Node>(entry: &N, at: &mut ValueOffsets<'_, N>) {
+    let mut i = 0usize;
+    if let Some((mode, offset)) = entry.field_at("default_tools_approval_mode") {
+        if mode.as_str().is_some() {
+            at.out.push((FieldRef::ToolApproval(index(i)), offset));
+            i += 1;
+        }
+    }
+    let Some(tools) = present(entry.field("tools")).and_then(Node::entries) else {
+        return;
+    };
+    for (_, tool) in tools {
+        if let Some((mode, offset)) = tool.field_at("approval_mode") {
+            if mode.as_str().is_some() && i < MAX_ENTRIES_PER_SERVER {
+                at.out.push((FieldRef::ToolApproval(index(i)), offset));
+                i += 1;
+            }
+        }
+    }
+}
+
+fn typed_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, String> {
     if !entry.is_map() {
         return Err(format!(
             "server entry must be {} (it is {})",
@@ -419,6 +626,31 @@ pub(crate) struct Found {
     pub offset: usize,
     pub twin: Option<Twin>,
     pub body: Result<ServerBody, String>,
+    /// Where the body's values start (empty for a wrong shape).
+    pub values: Offsets,
+}
+
+impl Found {
+    /// An entry named `name` whose key is at `offset`, not (yet) a twin.
+    pub(crate) fn new(
+        map: ServerMap,
+        name: String,
+        offset: usize,
+        body: Result<Located, String>,
+    ) -> Found {
+        let (body, values) = match body {
+            Ok((body, values)) => (Ok(body), values),
+            Err(e) => (Err(e), Vec::new()),
+        };
+        Found {
+            map,
+            name,
+            offset,
+            twin: None,
+            body,
+            values,
+        }
+    }
 }
 
 /// A client setting found in a document: the offset of its key and its value.
@@ -476,11 +708,11 @@ impl PendingSection {
 }
 
 /// How one entry's value becomes its body (the client's shape of an entry).
-pub(crate) type BodyReader = fn(&Value<'_>) -> Result<ServerBody, String>;
+pub(crate) type BodyReader = fn(&Value<'_>) -> Result<Located, String>;
 
 /// The plain JSON entry shape (`command`, `args`, `env`, `url`, ...).
-pub(crate) fn json_body(v: &Value<'_>) -> Result<ServerBody, String> {
-    server_body(v, Dialect::Json)
+pub(crate) fn json_body(v: &Value<'_>) -> Result<Located, String> {
+    server_body_at(v, Dialect::Json)
 }
 
 pub(crate) fn shape(message: String) -> LoadError {
@@ -569,13 +801,12 @@ pub(crate) fn entries_of(
     for members in maps {
         last_copy_starts = out.len();
         for m in members.iter() {
-            out.push(Found {
+            out.push(Found::new(
                 map,
-                name: checked_name(text, &m.key, m.offset, "server name")?,
-                offset: m.offset,
-                twin: None,
-                body: body(&m.value),
-            });
+                checked_name(text, &m.key, m.offset, "server name")?,
+                m.offset,
+                body(&m.value),
+            ));
         }
     }
     flag_repeated_names(out.get_mut(first..).unwrap_or_default());
@@ -623,13 +854,12 @@ fn union(text: &str, doc: &Value<'_>, flat: bool) -> Result<Vec<Found>, LoadErro
                 .filter(|m| m.key != "servers" && m.key != "mcpServers")
                 .filter(|m| matches!(m.value, Value::Object(_)) && looks_like_server(&m.value))
             {
-                found.push(Found {
-                    map: ServerMap::Flat,
-                    name: checked_name(text, &m.key, m.offset, "server name")?,
-                    offset: m.offset,
-                    twin: None,
-                    body: server_body(&m.value, Dialect::Json),
-                });
+                found.push(Found::new(
+                    ServerMap::Flat,
+                    checked_name(text, &m.key, m.offset, "server name")?,
+                    m.offset,
+                    server_body_at(&m.value, Dialect::Json),
+                ));
             }
             flag_repeated_names(found.get_mut(first..).unwrap_or_default());
         }
@@ -741,7 +971,7 @@ pub(crate) fn refuse_assignment_constructs(
                     stack.push(&m.value);
                 }
             }
-            Value::Array(items) => stack.extend(items.iter()),
+            Value::Array(items, _) => stack.extend(items.iter()),
             _ => {}
         }
     }
@@ -850,7 +1080,7 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
             s.servers
                 .iter()
                 .flatten()
-                .map(|f| f.offset)
+                .flat_map(|f| std::iter::once(f.offset).chain(f.values.iter().map(|(_, at)| *at)))
                 .chain(s.settings.iter().map(|f| f.offset))
                 .chain(s.settings_problems.iter().map(|p| p.offset))
         })
@@ -866,6 +1096,19 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
             .into_iter()
             .map(|f| {
                 let (line, column) = positions.next().unwrap_or((1, 1));
+                let values: Vec<ValueAt> = f
+                    .values
+                    .iter()
+                    .map(|(field, _)| {
+                        let (line, column) = positions.next().unwrap_or((1, 1));
+                        ValueAt {
+                            field: *field,
+                            line,
+                            column,
+                        }
+                    })
+                    .collect();
+                let values = crate::protocol::values::encode(line, column, &values);
                 ServerEntry {
                     map: f.map,
                     name: f.name,
@@ -873,6 +1116,7 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
                     line,
                     column,
                     body: f.body,
+                    values,
                 }
             })
             .collect();

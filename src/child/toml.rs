@@ -5,7 +5,8 @@
 //! (below the config bound of 128), refuses duplicate keys and raw control
 //! characters, and accepts a leading BOM, as Codex does. An entry's position is
 //! the start of its name in the `[mcp_servers.<name>]` header, or in the dotted or
-//! inline key that first defines it.
+//! inline key that first defines it; a value's position is the start of the value
+//! (a string's opening quote), from the same spans.
 //!
 //! Keys read: `command`, `args`, `env`, `env_vars`, `cwd`, `url`, `http_headers`
 //! (reported as headers), `env_http_headers`, `bearer_token_env_var`,
@@ -17,7 +18,7 @@
 use toml::de::{DeTable, DeValue};
 
 use super::position::line_col;
-use super::servers::{finish, server_body, shape, Dialect, Found, Node, PendingSection};
+use super::servers::{finish, server_body_at, shape, Dialect, Found, Node, PendingSection};
 use crate::protocol::{LoadError, LoadErrorKind, ParsedConfig, ServerMap};
 
 impl Node for DeValue<'_> {
@@ -44,17 +45,22 @@ impl Node for DeValue<'_> {
     fn is_map(&self) -> bool {
         matches!(self, DeValue::Table(_))
     }
-    fn items(&self) -> Option<Vec<&Self>> {
+    fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
         match self {
-            DeValue::Array(items) => Some(items.iter().map(|i| i.get_ref()).collect()),
+            DeValue::Array(items) => Some(
+                items
+                    .iter()
+                    .map(|i| (i.get_ref(), i.span().start))
+                    .collect(),
+            ),
             _ => None,
         }
     }
-    fn entries(&self) -> Option<Vec<(&str, &Self)>> {
+    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>> {
         match self {
             DeValue::Table(t) => Some(
                 t.iter()
-                    .map(|(k, v)| (k.get_ref().as_ref(), v.get_ref()))
+                    .map(|(k, v)| (k.get_ref().as_ref(), v.get_ref(), v.span().start))
                     .collect(),
             ),
             _ => None,
@@ -70,12 +76,12 @@ impl Node for DeValue<'_> {
     fn repeated_keys(&self) -> Vec<&str> {
         Vec::new()
     }
-    fn field(&self, key: &str) -> Option<&Self> {
+    fn field_at(&self, key: &str) -> Option<(&Self, usize)> {
         match self {
             DeValue::Table(t) => t
                 .iter()
                 .find(|(k, _)| k.get_ref() == key)
-                .map(|(_, v)| v.get_ref()),
+                .map(|(_, v)| (v.get_ref(), v.span().start)),
             _ => None,
         }
     }
@@ -104,13 +110,12 @@ pub(crate) fn codex_config(text: &str) -> Result<ParsedConfig, LoadError> {
                     crate::protocol::bounds::MAX_STRING_BYTES
                 )));
             }
-            found.push(Found {
-                map: ServerMap::McpServers,
-                name: name.to_string(),
+            found.push(Found::new(
+                ServerMap::McpServers,
+                name.to_string(),
                 offset,
-                twin: None,
-                body: server_body(entry.get_ref(), Dialect::Toml),
-            });
+                server_body_at(entry.get_ref(), Dialect::Toml),
+            ));
         }
     }
     finish(text, vec![PendingSection::of_servers(None, Ok(found))])

@@ -65,11 +65,11 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use super::json::excerpt;
 use super::position::line_col;
-use super::servers::{finish, repeated, server_body, shape, Dialect, Found, Node, PendingSection};
-use crate::protocol::bounds::{MAX_CONFIG_DEPTH, MAX_STRING_BYTES};
-use crate::protocol::{
-    Construct, LoadError, LoadErrorKind, ParsedConfig, ServerBody, ServerMap, Twin,
+use super::servers::{
+    finish, repeated, server_body_at, shape, Dialect, Found, Located, Node, PendingSection,
 };
+use crate::protocol::bounds::{MAX_CONFIG_DEPTH, MAX_STRING_BYTES};
+use crate::protocol::{Construct, LoadError, LoadErrorKind, ParsedConfig, ServerMap, Twin};
 
 /// Most alias references one document may hold. Continue's `yaml` refuses more
 /// than 100 references to one scalar anchor (`maxAliasCount`), so no config it
@@ -91,22 +91,28 @@ pub(crate) enum YValue {
         integer: bool,
     },
     Str(String),
-    Seq(Vec<Rc<YValue>>),
+    /// The items, and the byte offset where each of the first
+    /// [`super::json::MAX_ITEM_OFFSETS`] is written (`None` for an empty list);
+    /// boxed and capped as JSON's arrays are, so that a node stays small.
+    #[allow(clippy::box_collection)]
+    Seq(Vec<Rc<YValue>>, Option<Box<Vec<u32>>>),
     Map(Vec<YMember>),
 }
 
-/// One mapping member: the key, the byte offset of the key, the value.
+/// One mapping member: the key, the byte offset of the key, the value and the
+/// byte offset where the value is written (an alias: the alias).
 #[derive(Debug)]
 pub(crate) struct YMember {
     pub key: String,
     pub offset: usize,
     pub value: Rc<YValue>,
+    pub value_offset: usize,
 }
 
 impl YValue {
     fn take_children(&mut self) -> Vec<Rc<YValue>> {
         match self {
-            YValue::Seq(items) => std::mem::take(items),
+            YValue::Seq(items, _) => std::mem::take(items),
             YValue::Map(members) => std::mem::take(members)
                 .into_iter()
                 .map(|m| m.value)
@@ -148,7 +154,7 @@ impl Node for YValue {
             YValue::Number { integer: true, .. } => "an integer",
             YValue::Number { .. } => "a float",
             YValue::Str(_) => "a string",
-            YValue::Seq(_) => "a list",
+            YValue::Seq(..) => "a list",
             YValue::Map(_) => "a mapping",
         }
     }
@@ -164,20 +170,39 @@ impl Node for YValue {
     fn is_map(&self) -> bool {
         matches!(self, YValue::Map(_))
     }
-    fn items(&self) -> Option<Vec<&Self>> {
+    fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
         match self {
-            YValue::Seq(items) => Some(items.iter().map(Rc::as_ref).collect()),
+            YValue::Seq(items, offsets) => {
+                let offsets = offsets.as_deref().map_or(&[][..], Vec::as_slice);
+                Some(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (v.as_ref(), offsets.get(i).map_or(0, |&o| o as usize)))
+                        .collect(),
+                )
+            }
             _ => None,
         }
     }
-    fn entries(&self) -> Option<Vec<(&str, &Self)>> {
+    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>> {
         match self {
             YValue::Map(members) => Some(
                 members
                     .iter()
-                    .map(|m| (m.key.as_str(), m.value.as_ref()))
+                    .map(|m| (m.key.as_str(), m.value.as_ref(), m.value_offset))
                     .collect(),
             ),
+            _ => None,
+        }
+    }
+    fn field_at(&self, key: &str) -> Option<(&Self, usize)> {
+        match self {
+            YValue::Map(members) => members
+                .iter()
+                .rev()
+                .find(|m| m.key == key)
+                .map(|m| (m.value.as_ref(), m.value_offset)),
             _ => None,
         }
     }
@@ -291,6 +316,8 @@ impl Offsets<'_> {
 /// An open collection while its children are parsed.
 struct Open {
     anchor: usize,
+    /// Where the collection starts.
+    offset: usize,
     /// Nodes in the expanded subtree so far (itself included).
     size: u64,
     /// Height of the subtree so far (a leaf is 0).
@@ -334,7 +361,7 @@ impl Leaves {
 const YAML_MAX_ALIAS_COUNT: u64 = 100;
 
 enum OpenKind {
-    Seq(Vec<Rc<YValue>>),
+    Seq(Vec<Rc<YValue>>, Vec<u32>),
     Map {
         members: Vec<YMember>,
         key: Option<(String, usize)>,
@@ -484,6 +511,7 @@ pub(crate) fn parse(text: &str) -> Result<Document, YamlError> {
                     &mut anchors,
                     Placed {
                         value,
+                        offset,
                         size,
                         height,
                         leaves: Leaves {
@@ -547,6 +575,7 @@ pub(crate) fn parse(text: &str) -> Result<Document, YamlError> {
                     &mut anchors,
                     Placed {
                         value: Rc::new(value),
+                        offset,
                         size: 1,
                         height: 0,
                         leaves: Leaves::scalar(),
@@ -574,6 +603,7 @@ pub(crate) fn parse(text: &str) -> Result<Document, YamlError> {
                 }
                 stack.push(Open {
                     anchor,
+                    offset,
                     size: 1,
                     height: 0,
                     leaves: Leaves::default(),
@@ -583,7 +613,7 @@ pub(crate) fn parse(text: &str) -> Result<Document, YamlError> {
                             key: None,
                         }
                     } else {
-                        OpenKind::Seq(Vec::new())
+                        OpenKind::Seq(Vec::new(), Vec::new())
                     },
                 });
             }
@@ -592,7 +622,9 @@ pub(crate) fn parse(text: &str) -> Result<Document, YamlError> {
                     return Err(syntax(offset, "a collection end with nothing open".into()));
                 };
                 let value = match open.kind {
-                    OpenKind::Seq(items) => YValue::Seq(items),
+                    OpenKind::Seq(items, offsets) => {
+                        YValue::Seq(items, (!offsets.is_empty()).then(|| Box::new(offsets)))
+                    }
                     OpenKind::Map { members, .. } => {
                         refuse_repeated_keys(&members)?;
                         YValue::Map(members)
@@ -604,6 +636,7 @@ pub(crate) fn parse(text: &str) -> Result<Document, YamlError> {
                     &mut anchors,
                     Placed {
                         value: Rc::new(value),
+                        offset: open.offset,
                         size: open.size,
                         height: open.height,
                         leaves: open.leaves,
@@ -664,6 +697,8 @@ fn expects_key(stack: &[Open]) -> bool {
 /// A completed node on its way into its parent.
 struct Placed {
     value: Rc<YValue>,
+    /// Where the node is written (a collection: where it starts).
+    offset: usize,
     size: u64,
     height: usize,
     leaves: Leaves,
@@ -699,13 +734,19 @@ fn place(
     parent.size = parent.size.saturating_add(node.size);
     parent.height = parent.height.max(node.height + 1);
     match &mut parent.kind {
-        OpenKind::Seq(items) => items.push(node.value),
+        OpenKind::Seq(items, offsets) => {
+            items.push(node.value);
+            if offsets.len() < super::json::MAX_ITEM_OFFSETS {
+                offsets.push(u32::try_from(node.offset).unwrap_or(u32::MAX));
+            }
+        }
         OpenKind::Map { members, key } => {
             if let Some((k, offset)) = key.take() {
                 members.push(YMember {
                     key: k,
                     offset,
                     value: node.value,
+                    value_offset: node.offset,
                 });
             }
         }
@@ -978,7 +1019,7 @@ pub(crate) fn continue_config(text: &str) -> Result<ParsedConfig, LoadError> {
     };
     match root.get("mcpServers") {
         None | Some(YValue::Null) => {}
-        Some(YValue::Seq(items)) => {
+        Some(YValue::Seq(items, _)) => {
             found.reserve(items.len());
             for (i, item) in items.iter().enumerate() {
                 let (server, refuses_file) = entry(text, i, item, list_key)?;
@@ -1021,16 +1062,15 @@ fn entry(
     let positional = format!("[{index}]");
     let YValue::Map(members) = item else {
         return Ok((
-            Found {
-                map: ServerMap::McpServers,
-                name: positional,
-                offset: fallback,
-                twin: None,
-                body: Err(format!(
+            Found::new(
+                ServerMap::McpServers,
+                positional,
+                fallback,
+                Err(format!(
                     "server entry must be a mapping (it is {}); Continue refuses the whole file",
                     item.kind()
                 )),
-            },
+            ),
             true,
         ));
     };
@@ -1053,20 +1093,18 @@ fn entry(
             .find(|m| m.key == "uses")
             .map_or(first_key, |m| m.offset);
         return Ok((
-            Found {
-                map: ServerMap::McpServers,
-                name: uses
-                    .as_str()
+            Found::new(
+                ServerMap::McpServers,
+                uses.as_str()
                     .filter(|s| s.len() <= MAX_STRING_BYTES)
                     .map_or(positional, str::to_string),
                 offset,
-                twin: None,
-                body: Err(format!(
+                Err(format!(
                     "a `uses:` reference to the block {what}; Continue loads that block from \
                  elsewhere (the hub or another file), which doctor does not follow, so what it \
                  starts is not audited"
                 )),
-            },
+            ),
             false,
         ));
     }
@@ -1084,41 +1122,33 @@ fn entry(
         }
         Some((other, offset)) => {
             return Ok((
-                Found {
-                    map: ServerMap::McpServers,
-                    name: positional,
+                Found::new(
+                    ServerMap::McpServers,
+                    positional,
                     offset,
-                    twin: None,
-                    body: Err(format!(
+                    Err(format!(
                         "name must be a string (it is {}); Continue refuses the whole file",
                         other.kind()
                     )),
-                },
+                ),
                 true,
             ))
         }
         None => {
             return Ok((
-                Found {
-                    map: ServerMap::McpServers,
-                    name: positional,
-                    offset: first_key,
-                    twin: None,
-                    body: Err("the entry has no name; Continue refuses the whole file".into()),
-                },
+                Found::new(
+                    ServerMap::McpServers,
+                    positional,
+                    first_key,
+                    Err("the entry has no name; Continue refuses the whole file".into()),
+                ),
                 true,
             ))
         }
     };
     let refuses_file = as_server.is_err();
     Ok((
-        Found {
-            map: ServerMap::McpServers,
-            name,
-            offset,
-            twin: None,
-            body: as_server,
-        },
+        Found::new(ServerMap::McpServers, name, offset, as_server),
         refuses_file,
     ))
 }
@@ -1170,7 +1200,7 @@ fn a_string(v: &YValue) -> Result<(), String> {
 
 fn strings_list(key: &'static str) -> impl Fn(&YValue) -> Result<(), String> {
     move |v| match v {
-        YValue::Seq(items) => match items.iter().position(|i| !matches!(**i, YValue::Str(_))) {
+        YValue::Seq(items, _) => match items.iter().position(|i| !matches!(**i, YValue::Str(_))) {
             None => Ok(()),
             Some(i) => Err(format!(
                 "{key}[{i}] is {}",
@@ -1257,7 +1287,7 @@ fn remote_branch(entry: &YValue) -> Result<(), String> {
 
 /// The body Continue's union keeps: the stdio branch when it fits (zod tries it
 /// first), else the remote branch, each with only its own fields.
-fn continue_body(entry: &YValue) -> Result<ServerBody, String> {
+fn continue_body(entry: &YValue) -> Result<Located, String> {
     let stdio = stdio_branch(entry);
     let keep: &[&str] = match (&stdio, remote_branch(entry)) {
         (Ok(()), _) => &["command", "type", "args", "env", "cwd"],
@@ -1287,6 +1317,7 @@ fn continue_body(entry: &YValue) -> Result<ServerBody, String> {
             key: m.key.clone(),
             offset: m.offset,
             value: Rc::clone(&m.value),
+            value_offset: m.value_offset,
         })
         .collect();
     if stdio.is_err() {
@@ -1298,10 +1329,11 @@ fn continue_body(entry: &YValue) -> Result<ServerBody, String> {
                 key: "headers".into(),
                 offset: headers.offset,
                 value: Rc::clone(&headers.value),
+                value_offset: headers.value_offset,
             });
         }
     }
-    server_body(&YValue::Map(view), Dialect::Json)
+    server_body_at(&YValue::Map(view), Dialect::Json)
 }
 
 #[cfg(test)]

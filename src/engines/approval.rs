@@ -30,7 +30,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::{AuditedServer, EngineFinding, Finding, Layer, Report, SettingFinding, Source};
+use crate::model::{
+    AuditedServer, EngineFinding, FieldPath, Finding, Layer, Position, Report, SettingFinding,
+    Source,
+};
 use crate::protocol::SettingValue;
 use crate::reading::Reader;
 use crate::rules::RuleId;
@@ -700,6 +703,25 @@ fn governs_a_server(report: &Report, join: &Join, settings: &Source) -> bool {
     })
 }
 
+/// The entry field behind one of [`tool_reasons`]' keys, as the file spells it.
+fn reason_field(key: &str, server: &AuditedServer) -> Option<FieldPath> {
+    match key {
+        "trust" => Some(FieldPath::Named("trust")),
+        "autoApprove" => Some(FieldPath::Named("autoApprove")),
+        "alwaysAllow" => Some(FieldPath::Named("alwaysAllow")),
+        "default_tools_approval_mode" => Some(FieldPath::Named("default_tools_approval_mode")),
+        "tools.approval_mode" => server
+            .spec
+            .declared
+            .extra()
+            .tool_approvals
+            .iter()
+            .find(|(tool, mode)| tool != "*" && mode == "approve")
+            .map(|(tool, _)| FieldPath::NamedKey("tools", tool.clone())),
+        _ => None,
+    }
+}
+
 /// A finding at a server: its index into [`Report::servers`] and the finding.
 type AtServer = (usize, EngineFinding);
 
@@ -726,14 +748,14 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
             };
             at_servers.push((
                 index,
-                EngineFinding {
-                    rule: RuleId::ClientProjectAutoApprove,
-                    message: format!(
+                EngineFinding::new(
+                    RuleId::ClientProjectAutoApprove,
+                    format!(
                         "project server starts without a prompt{sessions_in}: approved by {}",
                         why.join(" and ")
                     ),
                     snippet,
-                },
+                ),
             ));
             credited.extend(by.iter().map(|at| (at.source, at.line, at.column)));
         }
@@ -749,12 +771,16 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                 .map(|(_, k)| *k)
                 .collect::<Vec<_>>()
                 .join(", ");
+            // The first reason written in the entry itself (`permissions.allow`
+            // is another file's setting).
+            let field = reasons
+                .iter()
+                .find_map(|(_, key)| reason_field(key, server));
             at_servers.push((
                 index,
                 EngineFinding {
-                    rule: RuleId::ClientToolAutoApprove,
-                    message,
-                    snippet,
+                    field,
+                    ..EngineFinding::new(RuleId::ClientToolAutoApprove, message, snippet)
                 },
             ));
         }
@@ -824,20 +850,16 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                 }
                 _ => continue,
             };
+            let mut finding = Finding::new(rule, Arc::clone(&target), message, snippet);
+            finding.at = Some(Position {
+                line: setting.line,
+                column: setting.column,
+            });
             at_settings.push(SettingFinding {
                 source: i,
                 line: setting.line,
                 column: setting.column,
-                finding: Finding {
-                    rule,
-                    target: Arc::clone(&target),
-                    message,
-                    snippet,
-                    fix: None,
-                    field: None,
-                    at: None,
-                    suppressed: None,
-                },
+                finding,
             });
         }
     }
@@ -852,16 +874,16 @@ pub fn apply(report: &mut Report) {
     let mut touched = Vec::new();
     for (index, f) in at_servers {
         if let Some(server) = report.servers.get_mut(index) {
-            server.findings.push(Finding {
-                rule: f.rule,
-                target: Arc::clone(&server.target),
-                message: f.message,
-                snippet: f.snippet,
-                fix: None,
-                field: None,
-                at: None,
-                suppressed: None,
-            });
+            let key_at = Position {
+                line: server.line,
+                column: server.column,
+            };
+            let (field, at) = server.spec.place(f.field.as_ref(), key_at);
+            let mut finding =
+                Finding::new(f.rule, Arc::clone(&server.target), f.message, f.snippet);
+            finding.field = field;
+            finding.at = Some(at);
+            server.findings.push(finding);
             touched.push(index);
         }
     }

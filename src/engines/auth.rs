@@ -9,7 +9,7 @@
 use super::keys::is_auth_key;
 use super::secrets::{scan_field, scan_launch_text};
 use super::text::py_strip;
-use crate::model::{EngineFinding, ServerSpec};
+use crate::model::{EngineFinding, FieldPath, ServerSpec};
 use crate::rules::RuleId;
 use crate::text::mask::{classify_arg, percent_decode, url_credentials};
 use crate::text::redact::redact_secret;
@@ -67,30 +67,44 @@ fn literal_finding(
             format!("{what} holds a literal credential in config; reference a secret manager (${{VAR}}) instead"),
         )
     };
-    Some(EngineFinding {
+    Some(EngineFinding::new(
         rule,
         message,
-        snippet: redact_secret(py_strip(value)),
-    })
+        redact_secret(py_strip(value)),
+    ))
+}
+
+/// `findings`, each about `field`.
+fn about(
+    findings: impl IntoIterator<Item = EngineFinding>,
+    field: &FieldPath,
+) -> Vec<EngineFinding> {
+    findings
+        .into_iter()
+        .map(|f| f.at_field(field.clone()))
+        .collect()
 }
 
 /// `headers` / `env`: literal credentials under auth-shaped keys, and every secret
-/// under any key.
-fn scan_mapping(entries: &[(String, String)], out: &mut Vec<EngineFinding>) {
+/// under any key; each finding about the value's field (`field(key)`).
+fn scan_mapping(
+    entries: &[(String, String)],
+    field: fn(String) -> FieldPath,
+    out: &mut Vec<EngineFinding>,
+) {
     for (key, value) in entries {
         if value.is_empty() {
             continue;
         }
         let vendor = scan_field(value);
+        let at = field(key.clone());
         if is_auth_key(key) {
-            out.extend(literal_finding(
-                Place::Mapping,
-                key,
-                value,
-                !vendor.is_empty(),
+            out.extend(about(
+                literal_finding(Place::Mapping, key, value, !vendor.is_empty()),
+                &at,
             ));
         }
-        out.extend(vendor);
+        out.extend(about(vendor, &at));
     }
 }
 
@@ -98,22 +112,27 @@ fn scan_mapping(entries: &[(String, String)], out: &mut Vec<EngineFinding>) {
 /// auth-shaped flags, in `KEY=value` / `Key: value`, JSON and URL arguments.
 fn scan_argv(command: Option<&str>, args: &[String], out: &mut Vec<EngineFinding>) {
     if let Some(cmd) = command.filter(|c| !c.is_empty()) {
-        out.extend(scan_launch_text(cmd));
+        out.extend(about(scan_launch_text(cmd), &FieldPath::Command));
     }
     let mut prev: Option<&str> = None;
-    for arg in args {
-        out.extend(scan_launch_text(arg));
+    for (i, arg) in args.iter().enumerate() {
+        let at = FieldPath::Arg(i);
+        out.extend(about(scan_launch_text(arg), &at));
         for c in classify_arg(prev, arg).credentials {
             let vendor = !scan_launch_text(&c.value).is_empty();
-            out.extend(literal_finding(Place::Arg, &c.key, &c.value, vendor));
+            out.extend(about(
+                literal_finding(Place::Arg, &c.key, &c.value, vendor),
+                &at,
+            ));
         }
         prev = Some(arg);
     }
 }
 
 /// URL: secrets in each piece (userinfo, path segments, query keys and values,
-/// fragment), and literal credentials in auth-shaped query or fragment parameters.
-fn scan_url(url: &str, out: &mut Vec<EngineFinding>) {
+/// fragment), and literal credentials in auth-shaped query or fragment parameters;
+/// each finding about `field`.
+fn scan_url(url: &str, field: &FieldPath, out: &mut Vec<EngineFinding>) {
     let p = split(url);
     let mut pieces: Vec<String> = Vec::new();
     if let Some(u) = p.userinfo(url) {
@@ -133,11 +152,14 @@ fn scan_url(url: &str, out: &mut Vec<EngineFinding>) {
         }
     }
     for piece in pieces.iter().filter(|s| !s.is_empty()) {
-        out.extend(scan_launch_text(piece));
+        out.extend(about(scan_launch_text(piece), field));
     }
     for c in url_credentials(url) {
         let vendor = !scan_launch_text(&c.value).is_empty();
-        out.extend(literal_finding(Place::Url, &c.key, &c.value, vendor));
+        out.extend(about(
+            literal_finding(Place::Url, &c.key, &c.value, vendor),
+            field,
+        ));
     }
 }
 
@@ -173,12 +195,12 @@ pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
         let host = p.host(url);
         let remote = !is_local_host(host);
         if p.userinfo(url).is_some() {
-            out.push(EngineFinding {
-                rule: RuleId::AuthUrlCredential,
-                message: "MCP endpoint URL embeds a userinfo credential; move it to a header referencing a secret manager"
+            out.push(EngineFinding::new(
+                RuleId::AuthUrlCredential,
+                "MCP endpoint URL embeds a userinfo credential; move it to a header referencing a secret manager"
                     .to_string(),
-                snippet: p.safe_url(url),
-            });
+                p.safe_url(url),
+            ).at_field(FieldPath::Url));
         }
         let scheme = p.scheme(url).map(str::to_ascii_lowercase);
         let cleartext = match scheme.as_deref() {
@@ -187,58 +209,74 @@ pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
             _ => None,
         };
         if let (Some((clear, secure)), true) = (cleartext, remote) {
-            out.push(EngineFinding {
-                rule: RuleId::AuthPlaintextHttp,
-                message: format!(
-                    "remote MCP endpoint '{host}' uses cleartext {clear}; use {secure}"
-                ),
-                snippet: p.safe_url(url),
-            });
+            out.push(
+                EngineFinding::new(
+                    RuleId::AuthPlaintextHttp,
+                    format!("remote MCP endpoint '{host}' uses cleartext {clear}; use {secure}"),
+                    p.safe_url(url),
+                )
+                .at_field(FieldPath::Url),
+            );
         }
         if remote && !has_auth(server, Some(url)) {
-            out.push(EngineFinding {
-                rule: RuleId::AuthNoAuth,
-                message: format!(
+            out.push(EngineFinding::new(
+                RuleId::AuthNoAuth,
+                format!(
                     "remote MCP endpoint '{host}' declares no authentication (no Authorization/token header or env)"
                 ),
-                snippet: host.to_string(),
-            });
+                host.to_string(),
+            ).at_field(FieldPath::Url));
         }
-        scan_url(url, &mut out);
+        scan_url(url, &FieldPath::Url, &mut out);
     } else if matches!(server.launch, crate::model::Launch::Nothing)
         && REMOTE_TRANSPORTS.contains(&transport.as_str())
         && !has_auth(server, None)
     {
-        out.push(EngineFinding {
-            rule: RuleId::AuthNoAuth,
-            message: format!("{transport} MCP server declares no authentication material"),
-            snippet: name.to_string(),
-        });
+        // The transport is remote without a URL: the field that says so.
+        let field = if declared.transport.is_some() {
+            FieldPath::Transport
+        } else {
+            FieldPath::Named("transport")
+        };
+        out.push(
+            EngineFinding::new(
+                RuleId::AuthNoAuth,
+                format!("{transport} MCP server declares no authentication material"),
+                name.to_string(),
+            )
+            .at_field(field),
+        );
     }
-    scan_mapping(server.headers(), &mut out);
-    scan_mapping(server.env(), &mut out);
+    scan_mapping(server.headers(), FieldPath::Header, &mut out);
+    scan_mapping(server.env(), FieldPath::Env, &mut out);
     scan_argv(server.launch_command(), server.args(), &mut out);
     // As written: fields this reading ignores, and values before expansion. A
     // field the launch carries unchanged was scanned just above.
     if declared.headers != server.headers() {
-        scan_mapping(&declared.headers, &mut out);
+        scan_mapping(&declared.headers, FieldPath::Header, &mut out);
     }
     if declared.env != server.env() {
-        scan_mapping(&declared.env, &mut out);
+        scan_mapping(&declared.env, FieldPath::Env, &mut out);
     }
     if declared.command.as_deref() != server.launch_command() || declared.args != server.args() {
         scan_argv(declared.command.as_deref(), &declared.args, &mut out);
     }
-    for url in [
-        &declared.url,
-        &declared.extra().server_url,
-        &declared.extra().http_url,
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|u| !u.is_empty() && Some(u.as_str()) != server.remote_url())
-    {
-        scan_url(url, &mut out);
+    for (field, url) in [
+        (FieldPath::Url, &declared.url),
+        (FieldPath::Named("serverUrl"), &declared.extra().server_url),
+        (FieldPath::Named("httpUrl"), &declared.extra().http_url),
+    ] {
+        let Some(url) = url.as_deref() else { continue };
+        if url.is_empty() || Some(url) == server.remote_url() {
+            continue;
+        }
+        // A declared `url` the launch does not use is named as written, not as
+        // the endpoint (which may come from another field).
+        let field = match field {
+            FieldPath::Url => FieldPath::Named("url"),
+            other => other,
+        };
+        scan_url(url, &field, &mut out);
     }
     if let Some(token) = declared
         .extra()
@@ -246,7 +284,11 @@ pub fn audit_server(name: &str, server: &ServerSpec) -> Vec<EngineFinding> {
         .as_deref()
         .filter(|t| !t.is_empty())
     {
-        scan_mapping(&[("bearer_token".to_string(), token.to_string())], &mut out);
+        scan_mapping(
+            &[("bearer_token".to_string(), token.to_string())],
+            |_| FieldPath::Named("bearer_token"),
+            &mut out,
+        );
     }
     out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
     out.dedup();

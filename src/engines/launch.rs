@@ -8,7 +8,7 @@
 //!   connection: it is a launch of its own, and the WRD-SUP-* checks run over it as
 //!   `sh -c <helper>`.
 
-use crate::model::{EngineFinding, Launch, ServerSpec};
+use crate::model::{EngineFinding, FieldPath, Launch, ServerSpec};
 use crate::reading::Reader;
 use crate::rules::RuleId;
 use crate::text::display;
@@ -18,23 +18,23 @@ pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
     let mut out = Vec::new();
     let varying = crate::reading::varying_refs(spec);
     if !varying.is_empty() {
-        let what = match spec.launch {
-            Launch::Remote(_) => "URL",
-            _ => "command",
+        let (what, field) = match spec.launch {
+            Launch::Remote(_) => ("URL", FieldPath::Url),
+            _ => ("command", FieldPath::Command),
         };
         let refs: Vec<String> = varying
             .iter()
             .take(4)
             .map(|v| display(v).into_owned())
             .collect();
-        out.push(EngineFinding {
-            rule: RuleId::DoctorVariableLaunch,
-            message: format!(
+        out.push(EngineFinding::new(
+            RuleId::DoctorVariableLaunch,
+            format!(
                 "the {what} depends on {}: what the client starts changes with the environment it starts in; doctor audited it with the variables unset — write the {what} literally",
                 refs.join(", ")
             ),
-            snippet: name.to_string(),
-        });
+            name.to_string(),
+        ).at_field(field));
     }
     let helper = spec
         .declared
@@ -44,13 +44,18 @@ pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
         .filter(|h| !h.trim().is_empty());
     if let (Some(helper), Launch::Remote(_)) = (helper, &spec.launch) {
         if spec.origin.readers.contains(Reader::ClaudeCode) {
-            out.push(EngineFinding {
-                rule: RuleId::DoctorHeadersHelper,
-                message: "headersHelper is a shell command Claude Code runs at every connection to this server; review it like a launch command".into(),
-                snippet: name.to_string(),
-            });
+            let field = FieldPath::Named("headersHelper");
+            out.push(EngineFinding::new(
+                RuleId::DoctorHeadersHelper,
+                "headersHelper is a shell command Claude Code runs at every connection to this server; review it like a launch command".into(),
+                name.to_string(),
+            ).at_field(field.clone()));
             let args = ["-c".to_string(), helper.to_string()];
-            out.extend(super::supply::check_launch("sh", &args));
+            out.extend(
+                super::supply::check_launch("sh", &args)
+                    .into_iter()
+                    .map(|f| f.at_field(field.clone())),
+            );
         }
     }
     out

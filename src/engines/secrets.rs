@@ -181,11 +181,7 @@ fn to_findings(value: &str, hits: Vec<Hit>) -> Vec<EngineFinding> {
             } else {
                 format!("{}: possible secret in field", h.rule.as_str())
             };
-            EngineFinding {
-                rule: h.rule,
-                message,
-                snippet: redact_secret(raw),
-            }
+            EngineFinding::new(h.rule, message, redact_secret(raw))
         })
         .collect()
 }

@@ -13,7 +13,7 @@ use regex::Regex;
 
 use super::pattern::Pattern;
 use super::shell::{split_words, Tok};
-use crate::model::EngineFinding;
+use crate::model::{EngineFinding, FieldPath};
 use crate::rules::RuleId;
 use crate::text::mask::snippet_words;
 
@@ -417,7 +417,28 @@ fn spec_snippet(spec: &str) -> String {
     snippet_words(&[spec]).pop().unwrap_or_default()
 }
 
-fn check_packages(argv: &[String], out: &mut Vec<EngineFinding>) {
+/// The field of the launch argv word `i`: the command, then `args[i - 1]`.
+fn argv_field(i: usize) -> FieldPath {
+    match i.checked_sub(1) {
+        None => FieldPath::Command,
+        Some(arg) => FieldPath::Arg(arg),
+    }
+}
+
+/// The index of the argv word that `spec` is a slice of. Specs borrow from the
+/// words (`--package=x` gives `x`), so the word is the one whose bytes hold the
+/// slice's; compared as addresses, never dereferenced.
+fn word_of(argv: &[String], spec: &str) -> Option<usize> {
+    let start = spec.as_ptr() as usize;
+    argv.iter().position(|w| {
+        let from = w.as_ptr() as usize;
+        start >= from && start + spec.len() <= from + w.len()
+    })
+}
+
+/// `origin`: the launch field a nested script came from (every finding in it is
+/// about that field); `None` for the launch's own argv.
+fn check_packages(argv: &[String], origin: Option<&FieldPath>, out: &mut Vec<EngineFinding>) {
     let require_hashes = argv.iter().any(|a| a == "--require-hashes");
     for launch in launches(argv) {
         for spec in launch.specs {
@@ -454,10 +475,13 @@ fn check_packages(argv: &[String], out: &mut Vec<EngineFinding>) {
                     _ => continue,
                 }
             };
+            let field = match origin {
+                Some(field) => Some(field.clone()),
+                None => word_of(argv, spec).map(argv_field),
+            };
             out.push(EngineFinding {
-                rule,
-                message,
-                snippet: spec_snippet(spec),
+                field,
+                ..EngineFinding::new(rule, message, spec_snippet(spec))
             });
         }
     }
@@ -485,15 +509,21 @@ fn simple_commands(script: &str) -> Vec<Vec<String>> {
     out
 }
 
-fn check_packages_deep(argv: &[String], depth: usize, out: &mut Vec<EngineFinding>) {
-    check_packages(argv, out);
+fn check_packages_deep(
+    argv: &[String],
+    depth: usize,
+    origin: Option<&FieldPath>,
+    out: &mut Vec<EngineFinding>,
+) {
+    check_packages(argv, origin, out);
     if depth >= MAX_SCRIPT_DEPTH {
         return;
     }
     for i in 0..argv.len() {
         if is_script_arg(argv, i) {
+            let field = origin.cloned().unwrap_or_else(|| argv_field(i));
             for cmd in simple_commands(&argv[i]) {
-                check_packages_deep(&cmd, depth + 1, out);
+                check_packages_deep(&cmd, depth + 1, Some(&field), out);
             }
         }
     }
@@ -689,14 +719,21 @@ pub fn check_launch(command: &str, args: &[String]) -> Vec<EngineFinding> {
     argv.extend(args.iter().cloned());
     let mut out = Vec::new();
     if fetch_execute(&launch_tokens(&argv), None, 0) {
-        out.push(EngineFinding {
-            rule: RuleId::SupCurlPipe,
-            message: "Launch reconstructs a remote-fetch-execute (curl|sh / wget|sh) shape"
-                .to_string(),
-            snippet: launch_snippet(&argv),
-        });
+        // The script that fetches and runs, when the launch has one; else the
+        // launch as a whole starts at its command.
+        let field = (1..argv.len())
+            .find(|&i| is_script_arg(&argv, i))
+            .map_or(FieldPath::Command, argv_field);
+        out.push(
+            EngineFinding::new(
+                RuleId::SupCurlPipe,
+                "Launch reconstructs a remote-fetch-execute (curl|sh / wget|sh) shape".to_string(),
+                launch_snippet(&argv),
+            )
+            .at_field(field),
+        );
     }
-    check_packages_deep(&argv, 0, &mut out);
+    check_packages_deep(&argv, 0, None, &mut out);
     out.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
     out
 }

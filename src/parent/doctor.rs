@@ -22,8 +22,8 @@ use crate::cli::Platform;
 use crate::engines;
 use crate::file_kind::FileKind;
 use crate::model::{
-    AuditedServer, Client, Coverage, EngineFinding, Finding, Layer, LockProblem, Report, Scope,
-    Source,
+    AuditedServer, Client, Coverage, EngineFinding, FieldPath, Finding, Layer, LocatedValue,
+    LockProblem, Position, Report, Scope, Source,
 };
 use crate::protocol::{
     ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap, Twin,
@@ -807,6 +807,11 @@ fn add_config(
                     body.extra().repeated_keys.join(", "),
                 ));
             }
+            let key_at = Position {
+                line: entry.line,
+                column: entry.column,
+            };
+            let values = value_index(file.format, &body, key_at, &entry.values);
             let readings = match reading::read(body, &file.readers) {
                 Ok(r) => r,
                 Err(reason) => {
@@ -824,6 +829,7 @@ fn add_config(
             let count = readings.specs.len();
             let mut key = Some(key);
             for (i, mut spec) in readings.specs.into_iter().enumerate() {
+                spec.origin.values.clone_from(&values);
                 // Moved into the last reading, copied into the others.
                 spec.origin.key = if i + 1 == count {
                     key.take().unwrap_or_default()
@@ -920,12 +926,18 @@ fn audit_servers(
                         ambiguous,
                         &coverage,
                         &server.target,
+                        key_position(server),
                     );
                     (coverage, findings)
                 }
                 ScanMode::AuthAudit => (
                     Coverage::Approved,
-                    auth_findings(&server.name, &server.spec, &server.target),
+                    auth_findings(
+                        &server.name,
+                        &server.spec,
+                        &server.target,
+                        key_position(server),
+                    ),
                 ),
             };
             server.coverage = coverage;
@@ -1044,13 +1056,15 @@ fn names_are_distinct(entries: &[crate::protocol::ServerEntry]) -> bool {
     entries.iter().all(|e| seen.insert(e.name.as_str()))
 }
 
-/// Every finding for one server, sorted by (rule id, snippet).
+/// Every finding for one server, sorted by (rule id, snippet), each placed at the
+/// value it is about (or at the entry's key, `key_at`).
 pub fn server_findings(
     name: &str,
     spec: &crate::model::ServerSpec,
     ambiguous: &[Ambiguity],
     coverage: &Coverage,
     target: &Arc<str>,
+    key_at: Position,
 ) -> Vec<Finding> {
     let mut raw: Vec<EngineFinding> = engines::auth::audit_server(name, spec);
     if let Some(command) = spec.launch_command() {
@@ -1064,33 +1078,31 @@ pub fn server_findings(
             .map(|r| r.message())
             .collect::<Vec<_>>()
             .join("; and ");
-        raw.push(EngineFinding {
-            rule: RuleId::DoctorAmbiguousServer,
+        raw.push(EngineFinding::new(
+            RuleId::DoctorAmbiguousServer,
             message,
-            snippet: name.into(),
-        });
+            name.into(),
+        ));
     }
     let mut fix = None;
     match coverage {
         Coverage::Approved => {}
-        Coverage::None => raw.push(EngineFinding {
-            rule: RuleId::DoctorNoLock,
-            message:
-                "no warden.lock pins this server's declared surface; run the pin command below"
-                    .into(),
-            snippet: name.into(),
-        }),
+        Coverage::None => raw.push(EngineFinding::new(
+            RuleId::DoctorNoLock,
+            "no warden.lock pins this server's declared surface; run the pin command below".into(),
+            name.into(),
+        )),
         Coverage::Unapproved { lock, problem } => {
             let (message, command) = lock_problem_message(lock, *problem);
             fix = command;
-            raw.push(EngineFinding {
-                rule: RuleId::DoctorLockUnapproved,
+            raw.push(EngineFinding::new(
+                RuleId::DoctorLockUnapproved,
                 message,
-                snippet: name.into(),
-            });
+                name.into(),
+            ));
         }
     }
-    let mut findings = located(raw, target);
+    let mut findings = located(raw, target, spec, key_at);
     if let Some(fix) = fix {
         if let Some(f) = findings
             .iter_mut()
@@ -1121,6 +1133,128 @@ pub fn mark_pinned(server: &mut crate::model::AuditedServer, lock: &str) {
             f.fix = command.clone();
         }
     }
+}
+
+/// Where a server's entry key is in its file.
+fn key_position(server: &AuditedServer) -> Position {
+    Position {
+        line: server.line,
+        column: server.column,
+    }
+}
+
+/// The positions the child sent for one entry (`body`, its key at `key_at`,
+/// `packed` as [`crate::protocol::values`] packs them), by the field
+/// names findings use (see [`crate::model::LocatedValue`]), spelled as a file of `format` spells
+/// them: OpenCode's `command` list and `environment`, Codex's `http_headers`,
+/// `env_vars` and `env_http_headers`. A position whose field the body does not
+/// have (validation refuses those) is left out. `None` when there are none.
+pub fn value_index(
+    format: FileFormat,
+    body: &crate::protocol::ServerBody,
+    key_at: Position,
+    packed: &[u8],
+) -> Option<Arc<[LocatedValue]>> {
+    use crate::protocol::FieldRef as F;
+    if packed.is_empty() {
+        return None;
+    }
+    // Checked by `validate`: a list that does not decode has no positions.
+    let values = crate::protocol::values::decode(key_at.line, key_at.column, packed).ok()?;
+    let opencode = format == FileFormat::OpenCode;
+    let codex = format == FileFormat::CodexToml;
+    let x = body.extra();
+    let key = |list: &[(String, String)], i: u32| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| list.get(i))
+            .map(|(k, _)| k.clone())
+    };
+    let item = |list: &[String], i: u32| usize::try_from(i).ok().and_then(|i| list.get(i)).cloned();
+    let index = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
+    let same = |f: FieldPath| Some((f.clone(), f));
+    // A map's entry `i` by its key, spelled under the file's own map name when the
+    // file calls the map something else.
+    let keyed = |list: &[(String, String)],
+                 i: u32,
+                 field: fn(String) -> FieldPath,
+                 spelled_as: Option<&'static str>| {
+        key(list, i).map(|k| {
+            let spelled = match spelled_as {
+                Some(name) => FieldPath::NamedKey(name, k.clone()),
+                None => field(k.clone()),
+            };
+            (field(k), spelled)
+        })
+    };
+    let mut out = Vec::with_capacity(values.len());
+    for v in &values {
+        let named = match v.field {
+            F::Command if opencode => {
+                Some((FieldPath::Command, FieldPath::NamedIndex("command", 0)))
+            }
+            F::Command => same(FieldPath::Command),
+            F::Arg(i) if opencode => Some((
+                FieldPath::Arg(index(i)),
+                FieldPath::NamedIndex("command", index(i).saturating_add(1)),
+            )),
+            F::Arg(i) => same(FieldPath::Arg(index(i))),
+            F::Url => Some((FieldPath::Named("url"), FieldPath::Url)),
+            F::Transport => same(FieldPath::Transport),
+            F::Env(i) => keyed(
+                &body.env,
+                i,
+                FieldPath::Env,
+                opencode.then_some("environment"),
+            ),
+            F::Header(i) => keyed(
+                &body.headers,
+                i,
+                FieldPath::Header,
+                codex.then_some("http_headers"),
+            ),
+            F::ServerUrl => same(FieldPath::Named("serverUrl")),
+            F::HttpUrl => same(FieldPath::Named("httpUrl")),
+            F::TransportKey => same(FieldPath::Named("transport")),
+            // A forwarded variable is an entry of the launch's environment.
+            F::EnvVar(i) => item(&x.env_vars, i).map(|name| {
+                (
+                    FieldPath::Env(name),
+                    FieldPath::NamedIndex("env_vars", index(i)),
+                )
+            }),
+            F::Cwd => same(FieldPath::Cwd),
+            F::HeadersHelper => same(FieldPath::Named("headersHelper")),
+            F::BearerTokenEnvVar => same(FieldPath::Named("bearer_token_env_var")),
+            F::BearerToken => same(FieldPath::Named("bearer_token")),
+            F::EnvHttpHeader(i) => key(&x.env_http_headers, i)
+                .and_then(|k| same(FieldPath::NamedKey("env_http_headers", k))),
+            F::Disabled => same(FieldPath::Named("disabled")),
+            F::Enabled => same(FieldPath::Named("enabled")),
+            F::AutoApprove => same(FieldPath::Named("autoApprove")),
+            F::AlwaysAllow => same(FieldPath::Named("alwaysAllow")),
+            F::Trust => same(FieldPath::Named("trust")),
+            F::ToolApproval(i) => key(&x.tool_approvals, i).map(|tool| {
+                let f = if tool == "*" {
+                    FieldPath::Named("default_tools_approval_mode")
+                } else {
+                    FieldPath::NamedKey("tools", tool)
+                };
+                (f.clone(), f)
+            }),
+        };
+        if let Some((field, spelled)) = named {
+            out.push(LocatedValue {
+                field,
+                spelled,
+                at: Position {
+                    line: v.line,
+                    column: v.column,
+                },
+            });
+        }
+    }
+    Some(out.into())
 }
 
 /// Longest WRD-DOCTOR-LOCK-UNAPPROVED message with its fix, so that a printer's
@@ -1163,28 +1297,40 @@ fn lock_problem_message(lock: &str, problem: LockProblem) -> (String, Option<Str
     }
 }
 
-/// `auth audit`'s findings for one server: the auth engine alone, sorted like doctor's.
+/// `auth audit`'s findings for one server: the auth engine alone, sorted and
+/// placed like doctor's.
 pub fn auth_findings(
     name: &str,
     spec: &crate::model::ServerSpec,
     target: &Arc<str>,
+    key_at: Position,
 ) -> Vec<Finding> {
-    located(engines::auth::audit_server(name, spec), target)
+    located(
+        engines::auth::audit_server(name, spec),
+        target,
+        spec,
+        key_at,
+    )
 }
 
-/// Engine findings placed at `target`, in report order: by (rule id, snippet).
-fn located(raw: Vec<EngineFinding>, target: &Arc<str>) -> Vec<Finding> {
+/// Engine findings placed at `target`, in report order (by rule id, snippet), each
+/// with its field as the file spells it and the position of its value; a finding
+/// about the whole entry (or a field whose position is not known) is at the
+/// entry's key, `key_at`.
+fn located(
+    raw: Vec<EngineFinding>,
+    target: &Arc<str>,
+    spec: &crate::model::ServerSpec,
+    key_at: Position,
+) -> Vec<Finding> {
     let mut findings: Vec<Finding> = raw
         .into_iter()
-        .map(|f| Finding {
-            rule: f.rule,
-            target: Arc::clone(target),
-            message: f.message,
-            snippet: f.snippet,
-            fix: None,
-            field: None,
-            at: None,
-            suppressed: None,
+        .map(|f| {
+            let (field, at) = spec.place(f.field.as_ref(), key_at);
+            let mut finding = Finding::new(f.rule, Arc::clone(target), f.message, f.snippet);
+            finding.field = field;
+            finding.at = Some(at);
+            finding
         })
         .collect();
     findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
@@ -1241,6 +1387,7 @@ mod tests {
             line: 1,
             column: 1,
             body: Ok(ServerBody::default()),
+            values: Vec::new(),
         }
     }
 
@@ -1284,6 +1431,7 @@ mod tests {
                 &flag(i),
                 &Coverage::None,
                 &alone.target,
+                key_position(&alone),
             );
             assert_eq!(server.coverage, Coverage::None, "server {i}");
             assert_eq!(server.findings, expected, "server {i}");
@@ -1377,3 +1525,6 @@ mod tests {
         assert_eq!(exit_code(&report, None, false), 2);
     }
 }
+
+#[cfg(test)]
+mod locations;

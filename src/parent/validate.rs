@@ -7,8 +7,9 @@
 
 use crate::protocol::bounds::*;
 use crate::protocol::{
-    ChildMessage, ClientSetting, FileFormat, JsonToken, JsonTree, LoadError, LoadErrorKind,
-    LockRecord, LockSummary, ParsedConfig, ServerBody, ServerMap, SettingValue,
+    ChildMessage, ClientSetting, FieldRef, FileFormat, JsonToken, JsonTree, LoadError,
+    LoadErrorKind, LockRecord, LockSummary, ParsedConfig, ServerBody, ServerEntry, ServerMap,
+    SettingValue,
 };
 
 /// A record that no honest child sends.
@@ -111,6 +112,7 @@ fn check_config(format: FileFormat, config: &ParsedConfig) -> Result<(), Invalid
                 Ok(body) => check_body(body)?,
                 Err(reason) => check_str("a shape error", reason)?,
             }
+            check_values(entry)?;
         }
     }
     Ok(())
@@ -244,6 +246,61 @@ fn check_body(body: &ServerBody) -> Result<(), InvalidRecord> {
         check_str("a value", v)?;
     }
     Ok(())
+}
+
+/// An entry's value positions: they decode (fields in ascending order, each once,
+/// no line or column 0) and each names a field the body has (an index within its
+/// list). A wrong shape has none.
+fn check_values(entry: &ServerEntry) -> Result<(), InvalidRecord> {
+    let body = match &entry.body {
+        Ok(body) => body,
+        Err(_) if entry.values.is_empty() => return Ok(()),
+        Err(_) => {
+            return Err(InvalidRecord(
+                "value positions for an entry of the wrong shape".into(),
+            ))
+        }
+    };
+    let values = crate::protocol::values::decode(entry.line, entry.column, &entry.values)
+        .map_err(InvalidRecord)?;
+    for at in &values {
+        if !has_field(body, at.field) {
+            return Err(InvalidRecord(format!(
+                "a value position for a field the entry does not have ({:?})",
+                at.field
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `body` has the value `field` names.
+pub fn has_field(body: &ServerBody, field: FieldRef) -> bool {
+    let x = body.extra();
+    let within = |i: u32, n: usize| usize::try_from(i).is_ok_and(|i| i < n);
+    match field {
+        FieldRef::Command => body.command.is_some(),
+        FieldRef::Arg(i) => within(i, body.args.len()),
+        FieldRef::Url => body.url.is_some(),
+        FieldRef::Transport => body.transport.is_some(),
+        FieldRef::Env(i) => within(i, body.env.len()),
+        FieldRef::Header(i) => within(i, body.headers.len()),
+        FieldRef::ServerUrl => x.server_url.is_some(),
+        FieldRef::HttpUrl => x.http_url.is_some(),
+        FieldRef::TransportKey => x.transport_key.is_some(),
+        FieldRef::EnvVar(i) => within(i, x.env_vars.len()),
+        FieldRef::Cwd => x.cwd.is_some(),
+        FieldRef::HeadersHelper => x.headers_helper.is_some(),
+        FieldRef::BearerTokenEnvVar => x.bearer_token_env_var.is_some(),
+        FieldRef::BearerToken => x.bearer_token.is_some(),
+        FieldRef::EnvHttpHeader(i) => within(i, x.env_http_headers.len()),
+        FieldRef::Disabled => x.disabled.is_some(),
+        FieldRef::Enabled => x.enabled.is_some(),
+        FieldRef::AutoApprove => !x.auto_approve.is_empty(),
+        FieldRef::AlwaysAllow => !x.always_allow.is_empty(),
+        FieldRef::Trust => x.trust.is_some(),
+        FieldRef::ToolApproval(i) => within(i, x.tool_approvals.len()),
+    }
 }
 
 fn check_version(v: u32) -> Result<(), InvalidRecord> {
@@ -382,6 +439,7 @@ mod tests {
             line: 1,
             column: 1,
             body: Ok(ServerBody::default()),
+            values: Vec::new(),
         }
     }
 
@@ -402,6 +460,71 @@ mod tests {
         }));
         assert!(check_message(FileFormat::Json, &lock).is_err());
         assert!(check_message(FileFormat::Lock, &lock).is_ok());
+    }
+
+    /// An entry with a command and two arguments, and `values` packed for it.
+    fn positioned(values: &[(crate::protocol::FieldRef, u32, u32)]) -> ServerEntry {
+        let mut e = entry();
+        e.body = Ok(ServerBody {
+            command: Some("npx".into()),
+            args: vec!["-y".into(), "pkg".into()],
+            ..ServerBody::default()
+        });
+        let values: Vec<crate::protocol::ValueAt> = values
+            .iter()
+            .map(|&(field, line, column)| crate::protocol::ValueAt {
+                field,
+                line,
+                column,
+            })
+            .collect();
+        e.values = crate::protocol::values::encode(e.line, e.column, &values);
+        e
+    }
+
+    #[test]
+    fn value_positions_from_a_hostile_child_are_refused() {
+        use crate::protocol::FieldRef::*;
+        let ok = |e: ServerEntry| check_message(FileFormat::Json, &config_with(e));
+        assert!(ok(positioned(&[
+            (Command, 1, 20),
+            (Arg(0), 1, 40),
+            (Arg(1), 2, 3)
+        ]))
+        .is_ok());
+        assert!(ok(positioned(&[])).is_ok());
+        // An index past the body's list, a field the body does not have.
+        let past = ok(positioned(&[
+            (Arg(0), 1, 3),
+            (Arg(1), 1, 9),
+            (Arg(2), 1, 12),
+        ]));
+        assert!(past.is_err_and(|e| e.0.contains("does not have")));
+        assert!(ok(positioned(&[(Url, 1, 3)])).is_err());
+        assert!(ok(positioned(&[(Cwd, 1, 3)])).is_err());
+        // Zero lines and columns, out of order, repeated.
+        assert!(ok(positioned(&[(Command, 0, 3)])).is_err());
+        assert!(ok(positioned(&[(Command, 2, 0)])).is_err());
+        assert!(ok(positioned(&[(Arg(0), 1, 3), (Command, 1, 9)])).is_err());
+        assert!(ok(positioned(&[(Command, 1, 3), (Command, 1, 9)])).is_err());
+        // Positions for an entry of the wrong shape.
+        let mut wrong = positioned(&[(Command, 1, 3)]);
+        wrong.body = Err("server entry must be an object".into());
+        assert!(ok(wrong).is_err());
+        // Bytes that do not decode: an unknown field, a record cut short, an
+        // overlong varint, a line past u32.
+        for bytes in [
+            vec![21, 0, 2],
+            vec![0, 0],
+            vec![
+                0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,
+            ],
+            vec![0, 0xfe, 0xff, 0xff, 0xff, 0x1f, 2],
+        ] {
+            let mut e = positioned(&[]);
+            e.values = bytes.clone();
+            assert!(ok(e).is_err(), "{bytes:?}");
+        }
     }
 
     fn config_with_setting(value: SettingValue, line: u32) -> ChildMessage {

@@ -280,6 +280,7 @@ pub fn read(body: ServerBody, file: &FileReaders) -> Result<Readings, String> {
                     key: crate::model::EntryKey::default(),
                     variables,
                     disabled,
+                    values: None,
                 },
             }),
         }

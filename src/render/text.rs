@@ -418,32 +418,26 @@ Posture findings — 5 at 2 server(s)
 │ critical  WRD-SEC-GITHUB
 │           possible secret in field
 │           evidence: ghp_…(len=40)
-│           fix: Revoke the token in GitHub settings, remove it from the config, and reference it from the environment
-│           (${GITHUB_TOKEN}).
+│           fix: Revoke the token and replace it with a reference (${GITHUB_TOKEN}).
 │ high      WRD-AUTH-TOKEN-IN-CONFIG
 │           auth key 'GITHUB_TOKEN' holds a literal credential in config; reference a secret manager (${VAR}) instead
 │           evidence: ghp_…(len=40)
-│           fix: Replace the literal with a reference such as ${TOKEN} (or $TOKEN, %TOKEN%, op://vault/item/field) and
-│           keep the secret in the environment or a secret manager. Treat the literal as exposed: rotate it.
+│           fix: Replace the literal with a reference such as ${TOKEN} and rotate the credential.
 │ high      WRD-SUP-NPX-UNPINNED
 │           Unpinned npx package (resolves latest at run)
 │           evidence: @modelcontextprotocol/server-github
-│           fix: Pin the package to an exact version (npx -y pkg@1.2.3); every launch otherwise runs whatever the
-│           registry serves that day.
+│           fix: Pin the package to an exact version (npx -y pkg@1.2.3).
 
 ~/Library/Application Support/Claude/claude_desktop_config.json#remote  Claude Desktop
 │   ~/Library/Application Support/Claude/claude_desktop_config.json:1
 │ high      WRD-AUTH-PLAINTEXT-HTTP
 │           remote MCP endpoint 'mcp.example.com' uses cleartext http://; use https://
 │           evidence: http://mcp.example.com
-│           fix: Use https:// (or wss://). Cleartext is acceptable only for loopback endpoints: localhost, 127.0.0.0/8,
-│           [::1].
+│           fix: Change the URL to https:// (or wss://).
 │ medium    WRD-AUTH-NOAUTH
 │           remote MCP endpoint 'mcp.example.com' declares no authentication (no Authorization/token header or env)
 │           evidence: mcp.example.com
-│           fix: Send credentials the server can check: an Authorization (or X-API-Key, token, cookie) header or env
-│           entry whose value references a secret (${TOKEN}). If the endpoint is deliberately public, record that
-│           decision where reviewers see it.
+│           fix: Add an Authorization header that references a secret (${TOKEN}), or record why it is public.
 
 Next steps — 3 server(s) have no warden.lock.";
         assert!(text.starts_with(expected), "got:\n{text}");

@@ -16,6 +16,7 @@ mod discovery_clients;
 mod discovery_hostile;
 mod formats_hostile;
 mod hostile;
+mod locations;
 mod locks;
 mod output;
 mod paste;
