@@ -675,7 +675,7 @@ pub struct FileProblem {
     pub kind: ProblemKind,
     /// The file as shown (`~/…`, relative to cwd below it): already display-safe.
     pub path: String,
-    /// Why, completing "<path>: …" (already display-safe).
+    /// Why, completing "`<path>: …`" (already display-safe).
     pub reason: String,
     /// The exact command that scans it anyway, when there is one
     /// (`mcp-warden doctor --config '<path>'`), quoted for pasting.
