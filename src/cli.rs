@@ -26,8 +26,9 @@ pub enum Command {
     /// audit (WRD-AUTH-*, WRD-SEC-*), the supply-chain launch checks (WRD-SUP-*) and a
     /// lock-coverage check (WRD-DOCTOR-*) over every configured server. Static by
     /// default: no configured program is run, no network, no DNS. Prints the exact
-    /// `pin` command for each uncovered server. Exits 0 clean; 1 on any finding or
-    /// skipped config; 2 on an unreadable or malformed config (fail closed).
+    /// `pin` command for each uncovered server. Exits 0 clean; 1 on any finding (at or
+    /// above --fail-on, and not suppressed in your ignore.toml) or skipped config; 2 on
+    /// an unreadable or malformed config (fail closed).
     Doctor(DoctorArgs),
     /// Static MCP auth-posture audit of named config files.
     #[command(subcommand)]
@@ -95,7 +96,7 @@ pub enum AuthCommand {
     /// auth, credential literals in config (headers, env, args, URL), cleartext
     /// transport, and inline secrets that should reference a secret manager.
     /// Accepts JSON, VS Code JSONC, Codex TOML and ~/.claude.json. Exits 0 clean,
-    /// 1 on any finding, 2 on a read or parse error.
+    /// 1 on any finding (at or above --fail-on), 2 on a read or parse error.
     Audit(AuthAuditArgs),
 }
 
@@ -116,6 +117,10 @@ pub struct AuthAuditArgs {
     /// CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it), always or never.
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Exit 1 only for findings at or above this severity (the others are still
+    /// reported), as doctor's --fail-on. Unreadable files still exit 2.
+    #[arg(long, value_name = "SEVERITY", value_enum)]
+    pub fail_on: Option<FailOn>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }
@@ -125,7 +130,7 @@ pub struct DoctorArgs {
     /// Scan this config file too (repeatable; may be a symlink; the only source --pin may spawn).
     #[arg(long = "config", value_name = "PATH")]
     pub configs: Vec<PathBuf>,
-    /// Skip well-known locations; scan only --config paths.
+    /// Skip well-known locations; scan only --config paths (at least one is required).
     #[arg(long)]
     pub no_discover: bool,
     /// Emit findings as JSONL to stdout.
@@ -160,7 +165,8 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "SEVERITY", value_enum)]
     pub fail_on: Option<FailOn>,
     /// Read suppressions from this TOML file instead of the user's own
-    /// (`$XDG_CONFIG_HOME/mcp-warden/ignore.toml`); never from the scanned tree.
+    /// (`$XDG_CONFIG_HOME/mcp-warden/ignore.toml`, else `~/.config/mcp-warden/ignore.toml`;
+    /// `%APPDATA%\mcp-warden\ignore.toml` on Windows); never from the scanned tree.
     #[arg(long, value_name = "PATH")]
     pub ignore_file: Option<PathBuf>,
     /// Colour the text report by severity: auto (a terminal, unless NO_COLOR,

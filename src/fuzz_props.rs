@@ -1354,7 +1354,16 @@ fn owned(m: &ChildMessage) -> u64 {
     match m {
         ChildMessage::Config(Err(e))
         | ChildMessage::Lock(Err(e))
-        | ChildMessage::LockRecord(Err(e)) => error(e),
+        | ChildMessage::LockRecord(Err(e))
+        | ChildMessage::Ignore(Err(e)) => error(e),
+        ChildMessage::Ignore(Ok(list)) => {
+            let mut n = slots(&list.entries);
+            for e in &list.entries {
+                n += opt(&e.rule) + opt(&e.target) + opt(&e.reason) + opt(&e.expires);
+                n += opt(&e.shape_error);
+            }
+            n
+        }
         ChildMessage::Lock(Ok(l)) => {
             text(&l.server_command)
                 + texts(&l.server_args)
@@ -1446,6 +1455,7 @@ pub fn frame(data: &[u8]) {
             ChildMessage::Lock(_) => FileFormat::Lock,
             ChildMessage::LockRecord(_) => FileFormat::LockRecord,
             ChildMessage::Config(_) => FileFormat::ClaudeJson,
+            ChildMessage::Ignore(_) => FileFormat::Ignore,
         };
         let _ = check_message(format, m);
         if let ChildMessage::LockRecord(Ok(r)) = m {

@@ -30,6 +30,7 @@ pub mod reading;
 pub mod render;
 pub mod rules;
 pub mod safe_write;
+pub mod suppress;
 #[cfg(test)]
 mod test_gen;
 pub mod text;

@@ -40,6 +40,8 @@ pub mod bounds {
     pub const MAX_CONFIG_DEPTH: usize = 128;
     /// Nesting depth of a lock document (the lock spec's normative bound).
     pub use crate::pin::lock::format::MAX_LOCK_DEPTH;
+    /// Most `[[ignore]]` entries in one suppression file.
+    pub const MAX_IGNORE_ENTRIES: usize = 4_096;
 }
 
 /// How a file's bytes are to be interpreted.
@@ -81,6 +83,8 @@ pub enum FileFormat {
     /// A lock answered whole (`check`, `lock rotate`): the same reader and the same
     /// validation as [`FileFormat::Lock`], every field kept.
     LockRecord,
+    /// The user's suppression file (`ignore.toml`): TOML, `[[ignore]]` tables.
+    Ignore,
 }
 
 /// One file to read: the n-th descriptor handed to the child.
@@ -111,6 +115,30 @@ pub enum ChildMessage {
     Config(Result<ParsedConfig, LoadError>),
     Lock(Result<LockSummary, LoadError>),
     LockRecord(Result<LockRecord, LoadError>),
+    Ignore(Result<IgnoreList, LoadError>),
+}
+
+/// The `[[ignore]]` entries of a suppression file, in file order, each field as
+/// written. What the values mean (a known rule id, a valid glob, a calendar date) is
+/// decided in the parent (`crate::suppress`), so the child judges only the shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnoreList {
+    pub entries: Vec<IgnoreEntry>,
+}
+
+/// One `[[ignore]]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnoreEntry {
+    /// 1-based line and column (in Unicode code points) of the entry's header.
+    pub line: u32,
+    pub column: u32,
+    pub rule: Option<String>,
+    pub target: Option<String>,
+    pub reason: Option<String>,
+    /// `YYYY-MM-DD` as written (a TOML local date is sent in that form).
+    pub expires: Option<String>,
+    /// Why the entry's shape is wrong (a key of the wrong type, an unknown key).
+    pub shape_error: Option<String>,
 }
 
 /// Why a file could not be loaded. `message` never contains more than a short

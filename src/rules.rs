@@ -180,6 +180,14 @@ rules! {
         "A warden.lock matches this server but its approval does not bind the pinned surface.",
         "Review the lock, then record the approval with the lock rotate command at the end of the finding (a stale or inconsistent lock must be pinned again).",
         "Review the lock, then approve it with mcp-warden lock rotate (or pin again).";
+    DoctorIgnoreExpired => "WRD-DOCTOR-IGNORE-EXPIRED", Low,
+        "A suppression in the user's ignore.toml is past its expires date; it no longer suppresses anything.",
+        "Review the findings it covered (they are reported again at their own severity): fix them, or renew the entry with a new expires date and reason, or delete it.",
+        "Fix the findings it covered, or renew the entry with a new expires date and reason.";
+    DoctorIgnoreInvalid => "WRD-DOCTOR-IGNORE-INVALID", Medium,
+        "A suppression in the user's ignore.toml is malformed (a missing or blank reason, a date that is not YYYY-MM-DD, an unknown rule id, a bad target glob, an unknown key), or the file itself cannot be used (a symlink below the configuration directory); it suppresses nothing.",
+        "Correct the entry: rule is one rule id, target a glob over the finding's target, reason says why, expires is the last day it applies (YYYY-MM-DD). A symlinked ignore.toml is never followed: replace the link with the file, or name it with --ignore-file.",
+        "Correct the entry (rule, target, reason, expires), or replace a symlinked file with the file.";
     CapShell => "WRD-CAP-SHELL", Critical,
         "A pinned tool can run shell commands.",
         "Capabilities are derived from the tool's name and input properties. Confirm the server needs this power, restrict it where the client allows, and keep the lock under review so a change is noticed.",
@@ -415,6 +423,12 @@ mod tests {
         Example { id: RuleId::DoctorLockUnapproved,
             fires: r#"memory.warden.lock with "pin": {"approved": false, ...}"#,
             fixed: "mcp-warden lock rotate memory.warden.lock --approver you@example.com" },
+        Example { id: RuleId::DoctorIgnoreExpired,
+            fires: "[[ignore]]\nrule = \"WRD-SUP-NPX-UNPINNED\"\ntarget = \"~/.cursor/mcp.json#*\"\nreason = \"pinned by the internal mirror\"\nexpires = \"2020-01-31\"",
+            fixed: "[[ignore]]\nrule = \"WRD-SUP-NPX-UNPINNED\"\ntarget = \"~/.cursor/mcp.json#*\"\nreason = \"pinned by the internal mirror (reviewed again)\"\nexpires = \"2027-01-31\"" },
+        Example { id: RuleId::DoctorIgnoreInvalid,
+            fires: "[[ignore]]\nrule = \"WRD-SUP-NPX-UNPINNED\"\ntarget = \"~/.cursor/mcp.json#*\"\nexpires = \"2027-31-01\"",
+            fixed: "[[ignore]]\nrule = \"WRD-SUP-NPX-UNPINNED\"\ntarget = \"~/.cursor/mcp.json#*\"\nreason = \"pinned by the internal mirror\"\nexpires = \"2027-01-31\"" },
         Example { id: RuleId::CapShell,
             fires: r#"{"name": "run_command", "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}}}"#,
             fixed: "review what the tool can do, then record approval: mcp-warden lock rotate <lock> --approver you@example.com" },

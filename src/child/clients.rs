@@ -177,7 +177,8 @@ pub(crate) fn reading(format: FileFormat) -> Option<Reading> {
         | FileFormat::CodexToml
         | FileFormat::ContinueYaml
         | FileFormat::Lock
-        | FileFormat::LockRecord => return None,
+        | FileFormat::LockRecord
+        | FileFormat::Ignore => return None,
     })
 }
 

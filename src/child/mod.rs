@@ -16,6 +16,7 @@
 //!   approval settings of `~/.claude.json` projects.
 //! * `toml`: Codex `config.toml`.
 //! * `yaml`: Continue's `config.yaml` and `.continue/mcpServers/*.yaml` blocks.
+//! * `ignore`: the user's suppression file (`ignore.toml`).
 //! * `lock`: the one `warden.lock` reader (validation, the whole record, and the
 //!   summary doctor uses), for every command.
 //!
@@ -32,6 +33,7 @@ use crate::protocol::{
 };
 
 pub(crate) mod clients;
+pub(crate) mod ignore;
 pub(crate) mod json;
 pub(crate) mod lock;
 pub(crate) mod position;
@@ -83,6 +85,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
         FileFormat::Lock => ChildMessage::Lock(text.and_then(lock::read_lock)),
         FileFormat::LockRecord => ChildMessage::LockRecord(text.and_then(lock::read_lock_record)),
         FileFormat::CodexToml => ChildMessage::Config(text.and_then(toml::codex_config)),
+        FileFormat::Ignore => ChildMessage::Ignore(text.and_then(ignore::read_ignore)),
         FileFormat::ContinueYaml => ChildMessage::Config(yaml::continue_config_bytes(bytes)),
         // Zed reads its settings into a Rust `String`, which refuses bytes that are
         // not UTF-8; the JavaScript clients below decode them lossily.

@@ -75,6 +75,7 @@ fn failed(format: FileFormat, kind: LoadErrorKind, message: String) -> ChildMess
     match format {
         FileFormat::Lock => ChildMessage::Lock(Err(error)),
         FileFormat::LockRecord => ChildMessage::LockRecord(Err(error)),
+        FileFormat::Ignore => ChildMessage::Ignore(Err(error)),
         _ => ChildMessage::Config(Err(error)),
     }
 }

@@ -121,7 +121,8 @@ pub(crate) fn codex_config(text: &str) -> Result<ParsedConfig, LoadError> {
     finish(text, vec![PendingSection::of_servers(None, Ok(found))])
 }
 
-fn syntax_error(text: &str, e: &toml::de::Error) -> LoadError {
+/// A TOML syntax error with its position (also the suppression file's).
+pub(crate) fn syntax_error(text: &str, e: &toml::de::Error) -> LoadError {
     let mut reason: String = e
         .message()
         .lines()

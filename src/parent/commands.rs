@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::diag::Diag;
 use super::discover::Environment;
-use super::doctor::{self, DoctorOptions, Scan, ScanMode};
+use super::doctor::{self, DoctorOptions, IgnoreChoice, Scan, ScanMode};
 use super::{resources, spawn};
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
@@ -20,6 +20,12 @@ use crate::safe_write::{self, Destination};
 /// `mcp-warden doctor`.
 pub fn doctor(args: DoctorArgs) -> u8 {
     let mut diag = Diag::stderr();
+    if args.no_discover && args.configs.is_empty() {
+        diag.error(
+            "--no-discover scans only the --config paths, and none was given: add --config PATH, or drop --no-discover",
+        );
+        return 2;
+    }
     let sarif = args.sarif.as_deref().map(Destination::from_arg);
     if !sarif_destination_is_usable(sarif.as_ref(), args.json, &mut diag) {
         return 2;
@@ -40,16 +46,30 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         return 2;
     };
     let platform = args.platform.unwrap_or_else(Platform::host);
+    let home = doctor::absolute(&cwd, &home);
+    let env = Environment::read(platform, |name| std::env::var_os(name));
+    // The user's own file, from the user's environment only; never below cwd.
+    let ignore = match &args.ignore_file {
+        Some(path) => IgnoreChoice::Named(doctor::absolute(&cwd, path)),
+        None => IgnoreChoice::User(crate::suppress::user_file(
+            platform,
+            &home,
+            env.xdg_config_home.as_deref().map(std::path::Path::new),
+            env.appdata.as_deref().map(std::path::Path::new),
+        )),
+    };
     let opts = DoctorOptions {
         configs: args.configs.clone(),
         discover: !args.no_discover,
         platform,
-        home: doctor::absolute(&cwd, &home),
-        env: Environment::read(platform, |name| std::env::var_os(name)),
+        home,
+        env,
         system_root: doctor::absolute(&cwd, &args.system_root),
         cwd: cwd.clone(),
         sandbox_policy: sandbox_policy(args.sandbox),
         mode: ScanMode::Doctor,
+        ignore,
+        today: crate::suppress::Date::today_utc(),
     };
     let mut report = match doctor::scan(&opts, &mut diag) {
         Scan::Report(report) => report,
@@ -299,12 +319,16 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         cwd: cwd.clone(),
         sandbox_policy: sandbox_policy(args.sandbox),
         mode: ScanMode::AuthAudit,
+        // `auth audit` audits the files it is given, as they are.
+        ignore: IgnoreChoice::None,
+        today: crate::suppress::Date::today_utc(),
     };
     let report = match doctor::scan(&opts, &mut diag) {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
-    let code = doctor::exit_code(&report, None, false);
+    let fail_on = args.fail_on.map(|f| f.severity());
+    let code = doctor::exit_code(&report, fail_on, false);
     if let Some(sarif) = &sarif {
         let log = render::sarif::render(&report, env!("CARGO_PKG_VERSION"), &cwd, code);
         if !write_sarif(sarif, &log, &mut diag) {
@@ -324,16 +348,15 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
                 render::style::Stream::Stdout,
             )
         };
-    let code = doctor::exit_code(&report, None, false);
     let written = if args.json {
         render::jsonl::render(&report, &mut out)
     } else {
         let style = render::text::TextStyle::for_stream(stream, args.color);
         let outcome = render::findings::Outcome {
             code,
-            fail_on: None,
+            fail_on,
             pin_follows: false,
-            fail_on_option: false,
+            fail_on_option: true,
         };
         render::audit::render(&report, args.configs.len(), style, outcome, &mut out)
     }

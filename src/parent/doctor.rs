@@ -22,20 +22,26 @@ use crate::cli::Platform;
 use crate::engines;
 use crate::file_kind::FileKind;
 use crate::model::{
-    AuditedServer, Client, Coverage, EngineFinding, FieldPath, Finding, Layer, LocatedValue,
-    LockProblem, Position, Report, Scope, Source,
+    AuditedServer, Client, Coverage, EngineFinding, FieldPath, FileProblem, Finding, Layer,
+    LocatedValue, LockProblem, Position, ProblemKind, Report, Scope, Source,
 };
 use crate::protocol::{
-    ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ServerMap, Twin,
+    ChildMessage, FileFormat, IgnoreList, LoadError, LoadErrorKind, LockSummary, ServerMap, Twin,
 };
 use crate::reading::expand::Known;
 use crate::reading::{self, FileReaders, Reader};
 use crate::render::next_steps::APPROVER_PLACEHOLDER;
 use crate::rules::{RuleId, Severity};
+use crate::suppress::{self, UserFile};
 use crate::text::safe_text::DEFAULT_CAP;
 
 /// Discovered configs larger than this are skipped (DOCTOR.md §1 "Size cap").
 pub const DISCOVERED_SIZE_CAP: u64 = 8 << 20;
+/// A discovered `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`) is read up to
+/// this size: Claude Code keeps session history in it, so heavy users pass 8 MiB, and
+/// its loader skips everything but the server maps and approval settings in one
+/// linear pass (`benches/` measures 64 MiB within the child's limits).
+pub const CLAUDE_JSON_SIZE_CAP: u64 = 64 << 20;
 /// `--config` has no cap of its own; the child's address-space limit still bounds it.
 pub const EXPLICIT_SIZE_CAP: u64 = u64::MAX;
 /// Most lock bytes one scan hands to the parser child, all locks together. Real locks
@@ -59,6 +65,84 @@ pub struct DoctorOptions {
     pub sandbox_policy: WeakSandboxPolicy,
     /// What runs over each server.
     pub mode: ScanMode,
+    /// Which suppression file applies.
+    pub ignore: IgnoreChoice,
+    /// Today in UTC: a suppression applies through its `expires` day.
+    pub today: suppress::Date,
+}
+
+/// Where suppressions come from (see [`crate::suppress`] for the trust rule).
+#[derive(Debug, Clone)]
+pub enum IgnoreChoice {
+    /// No suppressions (`auth audit`).
+    None,
+    /// The user's own file, if there is one there (no `--ignore-file`).
+    User(Option<UserFile>),
+    /// `--ignore-file PATH` (absolute): it must exist, and may be a symlink.
+    Named(PathBuf),
+}
+
+/// The suppression file of this scan, once opened.
+struct IgnoreFile {
+    /// As shown (`~/.config/mcp-warden/ignore.toml`).
+    label: String,
+    path: PathBuf,
+    /// Named with `--ignore-file`: an unreadable one ends the scan, as `--config`.
+    named: bool,
+}
+
+/// What opening the suppression file gave.
+enum IgnoreOpened {
+    None,
+    Job(IgnoreFile, Job),
+    /// Found and refused unread (a symlink below the configuration directory, not
+    /// a regular file): reported as a finding at the file.
+    Refused(IgnoreFile, String),
+}
+
+/// The size cap of a discovered file of `format`.
+fn discovered_cap(format: FileFormat) -> u64 {
+    match format {
+        FileFormat::ClaudeJson => CLAUDE_JSON_SIZE_CAP,
+        _ => DISCOVERED_SIZE_CAP,
+    }
+}
+
+/// Record a file (or part of one) that was not scanned: the counter that decides
+/// the exit code, by `count`, and the entry the summaries list.
+fn not_scanned(
+    report: &mut Report,
+    kind: ProblemKind,
+    count: usize,
+    path: &str,
+    reason: &str,
+    rescan: Option<String>,
+) {
+    match kind {
+        ProblemKind::Skipped => report.skipped += count,
+        ProblemKind::Unreadable => report.hard_errors += count,
+    }
+    report.problems.push(FileProblem {
+        kind,
+        path: crate::text::redact::display_capped(path, PROBLEM_CAP).into_owned(),
+        reason: crate::text::redact::display_capped(reason, PROBLEM_CAP).into_owned(),
+        rescan,
+    });
+}
+
+/// Longest path or reason of a [`FileProblem`], in code points.
+const PROBLEM_CAP: usize = 400;
+
+/// The line that scans a discovered file anyway, `mcp-warden doctor --config
+/// <path>`, when that line works as printed: `--config` reads the file in the same
+/// format (the file's name decides it), and its absolute path prints exactly
+/// ([`crate::text::quote::quote_for_paste`]: nothing neutralised or masked).
+fn rescan_line(path: &Path, format: FileFormat) -> Option<String> {
+    if !path.is_absolute() || discover::explicit_reading(path).0 != format {
+        return None;
+    }
+    let quoted = crate::text::quote::quote_for_paste(path.to_str()?, PROBLEM_CAP)?;
+    Some(format!("mcp-warden doctor --config {quoted}"))
 }
 
 /// `doctor` composes every engine and lock coverage; `auth audit` runs the auth
@@ -179,6 +263,12 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         ));
     }
 
+    let ignore = match open_ignore(opts, &mut report, diag) {
+        Some(opened) => opened,
+        None => return Scan::Failed,
+    };
+    let ignore_jobs = usize::from(matches!(ignore, IgnoreOpened::Job(..)));
+
     // Discovery: metadata probes, then a race-free open of each existing file.
     let mut lock_roots = vec![opts.cwd.clone()];
     if opts.discover {
@@ -204,7 +294,9 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         // and discovered files beyond the rest are named and not read (user files
         // come first, so a repository full of project files cannot push them out),
         // instead of the whole scan failing.
-        let budget = crate::protocol::bounds::MAX_FILES.saturating_sub(explicit_files.len());
+        let budget = crate::protocol::bounds::MAX_FILES
+            .saturating_sub(explicit_files.len())
+            .saturating_sub(ignore_jobs);
         // Each file is read once, whatever the paths that lead to it: the first
         // location wins (user files come first), so a `CODEX_HOME` that reaches a
         // project's `.codex` through a symlink or `..` reads it as the user file,
@@ -221,13 +313,22 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
             }
             if jobs.len() >= budget {
                 if discover::probe(&candidate.base, &candidate.path) != discover::Probe::Absent {
-                    diag.warning(&format!(
-                        "not reading {}: the scan hands at most {} files to the parser \
-                         (final exit will be 2)",
-                        discover::display_path(&candidate.path, &opts.home),
+                    let shown = discover::display_path(&candidate.path, &opts.home);
+                    let why = format!(
+                        "the scan hands at most {} files to the parser",
                         crate::protocol::bounds::MAX_FILES
+                    );
+                    diag.warning(&format!(
+                        "not reading {shown}: {why} (final exit will be 2)"
                     ));
-                    report.hard_errors += 1;
+                    not_scanned(
+                        &mut report,
+                        ProblemKind::Unreadable,
+                        1,
+                        &shown,
+                        &why,
+                        rescan_line(&candidate.path, candidate.format),
+                    );
                 }
                 continue;
             }
@@ -271,6 +372,16 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         jobs.push(job);
         files.push(file);
     }
+    let config_jobs = jobs.len();
+    // The suppression file goes after the configs, before the locks.
+    let (ignore_file, ignore_refused) = match ignore {
+        IgnoreOpened::None => (None, None),
+        IgnoreOpened::Job(file, job) => {
+            jobs.push(job);
+            (Some(file), None)
+        }
+        IgnoreOpened::Refused(file, why) => (Some(file), Some(why)),
+    };
 
     // Locks: listed here (metadata only), parsed by the child like configs, after
     // them, and only within the scan's lock budget (bytes and descriptors).
@@ -278,7 +389,6 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         ScanMode::Doctor => open_locks(&lock_roots, &opts.cwd, &mut report, diag),
         ScanMode::AuthAudit => Vec::new(),
     };
-    let config_jobs = jobs.len();
     let mut lock_paths = Vec::new();
     let mut lock_bytes = 0u64;
     for (display, fd) in found_locks {
@@ -303,7 +413,14 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
             diag.warning(&format!(
                 "not reading lock {display}: {why}; it counts as no lock (final exit will be 2)"
             ));
-            report.hard_errors += 1;
+            not_scanned(
+                &mut report,
+                ProblemKind::Unreadable,
+                1,
+                &display,
+                &format!("lock not read: {why}; it counts as no lock"),
+                None,
+            );
             continue;
         }
         lock_bytes += size;
@@ -335,6 +452,35 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
 
     let mut answers = parsed.answers.into_iter();
     let config_answers: Vec<ChildMessage> = answers.by_ref().take(config_jobs).collect();
+    let mut ignore_list = None;
+    if let (Some(file), None) = (&ignore_file, &ignore_refused) {
+        match answers.next() {
+            Some(ChildMessage::Ignore(Ok(list))) => ignore_list = Some(list),
+            Some(ChildMessage::Ignore(Err(e))) => {
+                let why = format!("{}; no suppression applied", e.message);
+                if file.named {
+                    diag.error(&format!(
+                        "cannot use suppression file {}: {why}",
+                        file.label
+                    ));
+                    return Scan::Failed;
+                }
+                diag.warning(&format!(
+                    "cannot use suppression file {}: {why} (scan continues; final exit will be 2)",
+                    file.label
+                ));
+                not_scanned(
+                    &mut report,
+                    ProblemKind::Unreadable,
+                    1,
+                    &file.label,
+                    &why,
+                    None,
+                );
+            }
+            _ => {} // excluded by validation
+        }
+    }
     let mut readable_locks = Vec::new();
     for (display, answer) in lock_paths.into_iter().zip(answers) {
         match answer {
@@ -347,14 +493,21 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     "ignoring unreadable lock {display}: {} (final exit will be 2)",
                     e.message
                 ));
-                report.hard_errors += 1;
+                not_scanned(
+                    &mut report,
+                    ProblemKind::Unreadable,
+                    1,
+                    &display,
+                    &format!("lock not examined: {}; it counts as no lock", e.message),
+                    None,
+                );
             }
             // Examined and not a valid lock: ignored, never coverage (DOCTOR.md §3).
             ChildMessage::Lock(Err(e)) => diag.warning(&format!(
                 "ignoring unreadable lock {display}: {}",
                 e.message
             )),
-            ChildMessage::Config(_) | ChildMessage::LockRecord(_) => {} // excluded by validation
+            ChildMessage::Config(_) | ChildMessage::LockRecord(_) | ChildMessage::Ignore(_) => {} // excluded by validation
         }
     }
 
@@ -371,7 +524,17 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     return Scan::Failed;
                 }
                 diag.warning(&format!("{text} (scan continues; final exit will be 2)"));
-                report.hard_errors += 1;
+                let reason = text
+                    .strip_prefix(&format!("cannot read {}: ", file.label))
+                    .unwrap_or(&text);
+                not_scanned(
+                    &mut report,
+                    ProblemKind::Unreadable,
+                    1,
+                    &file.label,
+                    reason,
+                    None,
+                );
             }
             Ok(config) => add_config(file, config, &mut report, &mut ambiguous, diag),
         }
@@ -379,7 +542,152 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     audit_servers(&mut report.servers, &ambiguous, &readable_locks, opts.mode);
     // Both modes: approval posture is part of the auth audit.
     engines::approval::apply(&mut report);
+    if let Some(file) = ignore_file {
+        apply_suppressions(
+            &mut report,
+            &file,
+            ignore_list.as_ref(),
+            ignore_refused,
+            opts,
+        );
+    }
     Scan::Report(report)
+}
+
+/// Open the suppression file of `opts.ignore` (never reading it). `None` when the
+/// scan must end: a `--ignore-file` that cannot be opened, as a `--config` one.
+fn open_ignore(opts: &DoctorOptions, report: &mut Report, diag: &mut Diag) -> Option<IgnoreOpened> {
+    let shown = |path: &Path| discover::display_path(path, &opts.home);
+    let job = |fd| Job {
+        fd,
+        format: FileFormat::Ignore,
+        size_cap: suppress::IGNORE_SIZE_CAP,
+    };
+    match &opts.ignore {
+        IgnoreChoice::None | IgnoreChoice::User(None) => Some(IgnoreOpened::None),
+        IgnoreChoice::Named(path) => {
+            let file = IgnoreFile {
+                label: shown(path),
+                path: path.clone(),
+                named: true,
+            };
+            match open::open_explicit(path) {
+                Ok(fd) => Some(IgnoreOpened::Job(file, job(fd))),
+                Err(reason) => {
+                    diag.error(&format!(
+                        "cannot read suppression file {}: {reason}",
+                        file.label
+                    ));
+                    None
+                }
+            }
+        }
+        IgnoreChoice::User(Some(user)) => {
+            let file = IgnoreFile {
+                label: shown(&user.path),
+                path: user.path.clone(),
+                named: false,
+            };
+            let refused = |why: String, file: IgnoreFile, diag: &mut Diag| {
+                diag.warning(&format!(
+                    "not reading suppression file {}: {why}; none of its entries applied \
+                     (replace it with the file itself, or name it with --ignore-file)",
+                    file.label
+                ));
+                Some(IgnoreOpened::Refused(file, why))
+            };
+            match open::open_discovered(&user.base, &user.path, suppress::IGNORE_SIZE_CAP) {
+                Discovered::Opened { fd, .. } => Some(IgnoreOpened::Job(file, job(fd))),
+                Discovered::Absent => Some(IgnoreOpened::None),
+                Discovered::Symlink { at } => {
+                    let which = if at == user.path {
+                        String::new()
+                    } else {
+                        format!(" at {}", shown(&at))
+                    };
+                    refused(
+                        format!(
+                            "symlink in path{which}, never followed in the configuration directory"
+                        ),
+                        file,
+                        diag,
+                    )
+                }
+                Discovered::NotRegular(kind) => {
+                    refused(format!("{kind}, not a regular file"), file, diag)
+                }
+                Discovered::TooLarge { size } => {
+                    let why = format!(
+                        "{size} bytes exceeds the {}-byte cap; no suppression applied",
+                        suppress::IGNORE_SIZE_CAP
+                    );
+                    diag.warning(&format!(
+                        "cannot use suppression file {}: {why} (scan continues; final exit will be 2)",
+                        file.label
+                    ));
+                    not_scanned(report, ProblemKind::Unreadable, 1, &file.label, &why, None);
+                    Some(IgnoreOpened::None)
+                }
+                Discovered::Failed(reason) => {
+                    let why = format!("{reason}; no suppression applied");
+                    diag.warning(&format!(
+                        "cannot use suppression file {}: {why} (scan continues; final exit will be 2)",
+                        file.label
+                    ));
+                    not_scanned(report, ProblemKind::Unreadable, 1, &file.label, &why, None);
+                    Some(IgnoreOpened::None)
+                }
+            }
+        }
+    }
+}
+
+/// Mark the findings the suppression file covers, and report the file's own
+/// problems (expired and malformed entries, a refused file) as findings at it.
+fn apply_suppressions(
+    report: &mut Report,
+    file: &IgnoreFile,
+    list: Option<&IgnoreList>,
+    refused: Option<String>,
+    opts: &DoctorOptions,
+) {
+    let source = report.sources.len();
+    report.sources.push(Source {
+        client: "mcp-warden".into(),
+        label: file.label.clone(),
+        path: file.path.clone(),
+        scope: Scope::User,
+        client_id: None,
+        layer: Layer::User,
+        project_dir: None,
+        settings: Vec::new(),
+    });
+    let at = suppress::FileAt { source };
+    if let Some(why) = refused {
+        suppress::file_finding(
+            report,
+            at,
+            &file.label,
+            format!(
+                "the suppression file was not read ({why}), so none of its entries applied; \
+                 replace the link with the file itself, or name it with --ignore-file"
+            ),
+        );
+    }
+    if let Some(list) = list {
+        suppress::apply(
+            report,
+            list,
+            at,
+            &file.label,
+            opts.today,
+            opts.home.to_str(),
+        );
+    }
+    // A file without findings of its own is not a source of the report.
+    if report.setting_findings.iter().all(|f| f.source != source) {
+        report.sources.pop();
+    }
 }
 
 /// Report what a directory listing could not turn into candidates: a symlinked
@@ -392,24 +700,26 @@ fn report_listing_problem(
     diag: &mut Diag,
 ) {
     let shown = |path: &Path| discover::display_path(path, &opts.home);
-    match problem {
+    // (the directory shown, why its entries were not read)
+    let (dir, why) = match problem {
         ListingProblem::Symlink { dir, at } => {
             let which = if at == dir {
                 String::new()
             } else {
                 format!(" at {}", shown(at))
             };
-            diag.warning(&format!(
-                "skipping {}: symlink in path{which}; its entries were not listed \
-                 (pass --config to scan a file in it)",
-                shown(dir)
-            ));
+            (
+                shown(dir),
+                format!(
+                    "symlink in path{which}; its entries were not listed (pass --config to scan \
+                     a file in it)"
+                ),
+            )
         }
-        ListingProblem::SymlinkedEntry { path } => diag.warning(&format!(
-            "skipping {}: symlinked directory, never followed (pass --config to scan a \
-             file in it)",
-            shown(path)
-        )),
+        ListingProblem::SymlinkedEntry { path } => (
+            shown(path),
+            "symlinked directory, never followed (pass --config to scan a file in it)".into(),
+        ),
         ListingProblem::TooMany {
             dir,
             named,
@@ -435,22 +745,54 @@ fn report_listing_problem(
                 discover::MAX_LISTED,
                 names.join(", ")
             ));
+            let why = format!(
+                "{}{extra} entr(ies) not read: only the first {} by name are read; not read: {}{tail}",
+                if *at_least { "at least " } else { "" },
+                discover::MAX_LISTED,
+                names.join(", ")
+            );
+            not_scanned(
+                report,
+                ProblemKind::Skipped,
+                problem.skipped(),
+                &shown(dir),
+                &why,
+                None,
+            );
+            return;
         }
-        ListingProblem::NotADirectory { var, dir, kind } => diag.warning(&format!(
-            "skipping {}: {}{kind}, not a directory; nothing below it was read",
+        ListingProblem::NotADirectory { var, dir, kind } => (
             shown(dir),
-            var.map(|v| format!("{v} names ")).unwrap_or_default()
-        )),
+            format!(
+                "{}{kind}, not a directory; nothing below it was read",
+                var.map(|v| format!("{v} names ")).unwrap_or_default()
+            ),
+        ),
         ListingProblem::Failed { dir, reason } => {
             diag.warning(&format!(
                 "cannot list {}: {reason} (scan continues; final exit will be 2)",
                 shown(dir)
             ));
-            report.hard_errors += 1;
+            not_scanned(
+                report,
+                ProblemKind::Unreadable,
+                1,
+                &shown(dir),
+                &format!("cannot list the directory: {reason}"),
+                None,
+            );
             return;
         }
-    }
-    report.skipped += problem.skipped();
+    };
+    diag.warning(&format!("skipping {dir}: {why}"));
+    not_scanned(
+        report,
+        ProblemKind::Skipped,
+        problem.skipped(),
+        &dir,
+        &why,
+        None,
+    );
 }
 
 /// Open one discovered candidate, applying the symlink rule, the regular-file rule
@@ -463,47 +805,61 @@ fn open_candidate(
     diag: &mut Diag,
 ) -> Option<Job> {
     let shown = discover::display_path(&candidate.path, &opts.home);
-    match open::open_discovered(&candidate.base, &candidate.path, DISCOVERED_SIZE_CAP) {
-        Discovered::Opened { fd, .. } => Some(Job {
-            fd,
-            format: candidate.format,
-            size_cap: DISCOVERED_SIZE_CAP,
-        }),
-        Discovered::Absent => None,
+    let cap = discovered_cap(candidate.format);
+    let rescan = || rescan_line(&candidate.path, candidate.format);
+    let (kind, why, rescan) = match open::open_discovered(&candidate.base, &candidate.path, cap) {
+        Discovered::Opened { fd, .. } => {
+            return Some(Job {
+                fd,
+                format: candidate.format,
+                size_cap: cap,
+            })
+        }
+        Discovered::Absent => return None,
         Discovered::Symlink { at } => {
             let which = if at == candidate.path {
                 String::new()
             } else {
                 format!(" at {}", discover::display_path(&at, &opts.home))
             };
-            diag.warning(&format!(
-                "skipping {shown}: symlink in path{which} (pass --config to scan it)"
-            ));
-            report.skipped += 1;
-            None
+            // `--config` follows the link: it is the user naming the file.
+            (
+                ProblemKind::Skipped,
+                format!("symlink in path{which}"),
+                rescan(),
+            )
         }
-        Discovered::NotRegular(kind) => {
-            diag.warning(&format!(
-                "skipping {shown}: {kind}, not a regular file; it was not read"
-            ));
-            report.skipped += 1;
-            None
-        }
-        Discovered::TooLarge { size } => {
-            diag.warning(&format!(
-                "skipping {shown}: {size} bytes exceeds the {DISCOVERED_SIZE_CAP}-byte cap"
-            ));
-            report.skipped += 1;
-            None
-        }
+        Discovered::NotRegular(kind) => (
+            ProblemKind::Skipped,
+            // `--config` refuses it too: no line that would fail.
+            format!("{kind}, not a regular file; it was not read"),
+            None,
+        ),
+        Discovered::TooLarge { size } => (
+            ProblemKind::Skipped,
+            format!("{size} bytes exceeds the {cap}-byte cap"),
+            // `--config` has no cap of its own, but the parser child's limits are
+            // measured to hold files up to the `~/.claude.json` cap: beyond it the
+            // line could fail, so none is printed.
+            (size <= CLAUDE_JSON_SIZE_CAP).then(rescan).flatten(),
+        ),
         Discovered::Failed(reason) => {
             diag.warning(&format!(
                 "cannot read {shown}: {reason} (scan continues; final exit will be 2)"
             ));
-            report.hard_errors += 1;
-            None
+            not_scanned(report, ProblemKind::Unreadable, 1, &shown, &reason, None);
+            return None;
         }
-    }
+    };
+    let hint = match (&rescan, kind) {
+        (Some(line), _) => format!(" (to scan it anyway: {line})"),
+        // A path that cannot be printed exactly still can be named by hand.
+        (None, _) if why.starts_with("symlink") => " (pass --config to scan it)".to_string(),
+        (None, _) => String::new(),
+    };
+    diag.warning(&format!("skipping {shown}: {why}{hint}"));
+    not_scanned(report, kind, 1, &shown, &why, rescan);
+    None
 }
 
 /// Find and open the lock files. Unopenable locks are warned about and never count.
@@ -528,7 +884,14 @@ fn open_locks(
         diag.warning(&format!(
             "skipping lock {display}: {why}; it does not count as coverage"
         ));
-        report.skipped += 1;
+        not_scanned(
+            report,
+            ProblemKind::Skipped,
+            1,
+            display,
+            &format!("lock {why}; it does not count as coverage"),
+            None,
+        );
     };
     let not_regular = |kind: FileKind| match kind {
         FileKind::Symlink => "a symlink, never followed".to_string(),
@@ -723,12 +1086,22 @@ fn add_config(
             None => file.label.clone(),
         };
         if let Some(e) = &section.error {
+            let why = format!("{}{}", e.message, still_loaded_by(file, e, Audited::Yes));
             diag.warning(&format!(
-                "{label}: {}{} (scan continues; final exit will be 2)",
-                e.message,
-                still_loaded_by(file, e, Audited::Yes)
+                "{label}: {why} (scan continues; final exit will be 2)"
             ));
-            report.hard_errors += 1;
+            let part = match &section.project {
+                Some(key) => format!("projects[{key}]: "),
+                None => String::new(),
+            };
+            not_scanned(
+                report,
+                ProblemKind::Unreadable,
+                1,
+                &file.label,
+                &format!("{part}{why}"),
+                None,
+            );
         }
         // A settings-only section (a Claude Code settings file, a `projects[<path>]`
         // with approvals and no servers) is still a source: its settings decide
@@ -765,7 +1138,17 @@ fn add_config(
                     diag.warning(&format!(
                         "{label}#{name}: {reason}; the server was not audited (final exit will be 2)"
                     ));
-                    report.hard_errors += 1;
+                    not_scanned(
+                        report,
+                        ProblemKind::Unreadable,
+                        1,
+                        &file.label,
+                        &format!(
+                            "server {}: {reason}; it was not audited",
+                            server_in_file(&label, &file.label, name)
+                        ),
+                        None,
+                    );
                     continue;
                 }
             };
@@ -819,7 +1202,18 @@ fn add_config(
                         "{label}#{name}: {reason}, and then starts none of this file's servers; \
                          the server was not audited (final exit will be 2)"
                     ));
-                    report.hard_errors += 1;
+                    not_scanned(
+                        report,
+                        ProblemKind::Unreadable,
+                        1,
+                        &file.label,
+                        &format!(
+                            "server {}: {reason}, and then starts none of this file's servers; \
+                             it was not audited",
+                            server_in_file(&label, &file.label, name)
+                        ),
+                        None,
+                    );
                     continue;
                 }
             };
@@ -857,6 +1251,18 @@ fn add_config(
                 });
             }
         }
+    }
+}
+
+/// A server as named within its file: `name`, or `projects[<key>]#name` for a
+/// `~/.claude.json` project section (`label` is the section's label).
+fn server_in_file(label: &str, file_label: &str, name: &str) -> String {
+    match label
+        .strip_prefix(file_label)
+        .and_then(|l| l.strip_prefix('#'))
+    {
+        Some(section) if !section.is_empty() => format!("{section}#{name}"),
+        _ => name.to_string(),
     }
 }
 
@@ -1512,6 +1918,145 @@ mod tests {
         assert_eq!(keys[3001], format!("a#servers{}", "#".repeat(3000)));
         assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len());
         assert!(keys[3002..].iter().all(|k| k.len() <= "b#20000".len()));
+    }
+
+    fn options(root: &Path) -> DoctorOptions {
+        DoctorOptions {
+            configs: Vec::new(),
+            discover: true,
+            platform: Platform::Linux,
+            home: root.join("home"),
+            cwd: root.join("work"),
+            env: discover::Environment::default(),
+            system_root: root.join("system"),
+            sandbox_policy: WeakSandboxPolicy::AllowWeak,
+            mode: ScanMode::Doctor,
+            ignore: IgnoreChoice::None,
+            today: suppress::Date::today_utc(),
+        }
+    }
+
+    #[test]
+    fn every_skip_is_listed_and_carries_a_rescan_line_only_where_it_works() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let root = t.path();
+        let opts = options(root);
+        for dir in [
+            "home/.cursor",
+            "home/.codeium/windsurf",
+            "home/.gemini",
+            "work",
+            "elsewhere",
+        ] {
+            std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+        }
+        std::fs::write(root.join("elsewhere/real.json"), "{}").expect("write");
+        std::os::unix::fs::symlink(
+            root.join("elsewhere/real.json"),
+            root.join("home/.cursor/mcp.json"),
+        )
+        .expect("symlink");
+        nix::unistd::mkfifo(
+            &root.join("home/.codeium/windsurf/mcp_config.json"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .expect("mkfifo");
+        let big = std::fs::File::create(root.join("home/.gemini/settings.json")).expect("create");
+        big.set_len(DISCOVERED_SIZE_CAP + 1).expect("set_len");
+        let huge = std::fs::File::create(root.join("home/.claude.json")).expect("create");
+        huge.set_len(CLAUDE_JSON_SIZE_CAP + 1).expect("set_len");
+        // A lock in the tree that is a symlink.
+        std::os::unix::fs::symlink(
+            root.join("elsewhere/real.json"),
+            root.join("work/warden.lock"),
+        )
+        .expect("symlink");
+
+        let mut report = Report::default();
+        let mut diag = Diag::to(Box::new(std::io::sink()));
+        let found = discover::discover(&DiscoveryInput {
+            platform: opts.platform,
+            home: opts.home.clone(),
+            cwd: opts.cwd.clone(),
+            env: opts.env.clone(),
+            system_root: opts.system_root.clone(),
+        });
+        for candidate in &found.candidates {
+            assert!(open_candidate(candidate, &opts, &mut report, &mut diag).is_none());
+        }
+        let _ = open_locks(
+            std::slice::from_ref(&opts.cwd),
+            &opts.cwd,
+            &mut report,
+            &mut diag,
+        );
+        report_listing_problem(
+            &ListingProblem::Failed {
+                dir: root.join("home/.continue/mcpServers"),
+                reason: "permission denied".into(),
+            },
+            &opts,
+            &mut report,
+            &mut diag,
+        );
+        let home = opts.home.display().to_string();
+        let got: Vec<(ProblemKind, &str, Option<&str>)> = report
+            .problems
+            .iter()
+            .map(|p| (p.kind, p.path.as_str(), p.rescan.as_deref()))
+            .collect();
+        let cursor = format!("mcp-warden doctor --config {home}/.cursor/mcp.json");
+        let gemini = format!("mcp-warden doctor --config {home}/.gemini/settings.json");
+        for want in [
+            (
+                ProblemKind::Skipped,
+                "~/.cursor/mcp.json",
+                Some(cursor.as_str()),
+            ),
+            (
+                ProblemKind::Skipped,
+                "~/.codeium/windsurf/mcp_config.json",
+                None,
+            ),
+            (
+                ProblemKind::Skipped,
+                "~/.gemini/settings.json",
+                Some(gemini.as_str()),
+            ),
+            // Over the largest cap: a `--config` line is not known to work.
+            (ProblemKind::Skipped, "~/.claude.json", None),
+            (ProblemKind::Skipped, "warden.lock", None),
+            (ProblemKind::Unreadable, "~/.continue/mcpServers", None),
+        ] {
+            assert!(got.contains(&want), "{want:?} not in {got:#?}");
+        }
+        // The counters that decide the exit code agree with the list.
+        let count = |k| report.problems.iter().filter(|p| p.kind == k).count();
+        assert_eq!(report.skipped, count(ProblemKind::Skipped));
+        assert_eq!(report.hard_errors, count(ProblemKind::Unreadable));
+        assert!(report.problems.iter().all(|p| !p.reason.is_empty()));
+    }
+
+    #[test]
+    fn rescan_lines_are_printed_only_when_they_scan_the_file_as_printed() {
+        let fmt = FileFormat::Json;
+        let t = tempfile::tempdir().expect("tempdir");
+        let cursor = t.path().join("it's a dir/.cursor/mcp.json");
+        let line = rescan_line(&cursor, fmt).expect("a line");
+        let quoted = crate::text::quote::quote(cursor.to_str().expect("utf-8")).into_owned();
+        assert_eq!(line, format!("mcp-warden doctor --config {quoted}"));
+        assert!(line.contains("'\"'\"'"), "{line}");
+        // Relative, read in another format by --config, or not printable exactly.
+        assert_eq!(rescan_line(Path::new(".cursor/mcp.json"), fmt), None);
+        assert_eq!(rescan_line(&t.path().join("config.toml"), fmt), None);
+        assert_eq!(
+            rescan_line(&t.path().join("a\u{1b}[2J/mcp.json"), fmt),
+            None
+        );
+        let secret = t
+            .path()
+            .join("ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2/mcp.json");
+        assert_eq!(rescan_line(&secret, fmt), None);
     }
 
     #[test]

@@ -113,6 +113,19 @@ pub fn share(format: FileFormat, size: u64) -> MessageShare {
     let (payload, decoded) = match format {
         FileFormat::Lock => (size, size.saturating_mul(8)),
         FileFormat::LockRecord => (size.saturating_mul(3), size.saturating_mul(16)),
+        // Strings of the file and their length prefixes, plus per entry (an inline
+        // `{}` is 3 source bytes) a position, five option tags and a shape message of
+        // at most `MAX_SHAPE_ERROR` bytes: bounded by the entry count, not the file.
+        FileFormat::Ignore => {
+            let per_entry = crate::child::ignore::MAX_SHAPE_ERROR as u64 + 256;
+            let entries = bounds::MAX_IGNORE_ENTRIES as u64;
+            (
+                size.saturating_mul(2)
+                    .saturating_add(entries * per_entry)
+                    .min(MAX_CONFIG_ANSWER),
+                size.saturating_mul(8).saturating_add(entries * per_entry),
+            )
+        }
         // Up to four launches of one manifest (the base and its `darwin`, `win32`
         // and `linux` overrides merged over it), each copying the base's strings.
         FileFormat::DesktopExtension => (
@@ -250,6 +263,7 @@ fn unfinished(format: FileFormat, reason: &str) -> ChildMessage {
     match format {
         FileFormat::Lock => ChildMessage::Lock(Err(error)),
         FileFormat::LockRecord => ChildMessage::LockRecord(Err(error)),
+        FileFormat::Ignore => ChildMessage::Ignore(Err(error)),
         _ => ChildMessage::Config(Err(error)),
     }
 }

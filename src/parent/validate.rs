@@ -7,7 +7,7 @@
 
 use crate::protocol::bounds::*;
 use crate::protocol::{
-    ChildMessage, ClientSetting, FieldRef, FileFormat, JsonToken, JsonTree, LoadError,
+    ChildMessage, ClientSetting, FieldRef, FileFormat, IgnoreList, JsonToken, JsonTree, LoadError,
     LoadErrorKind, LockRecord, LockSummary, ParsedConfig, ServerBody, ServerEntry, ServerMap,
     SettingValue,
 };
@@ -58,6 +58,13 @@ pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), I
         (FileFormat::Lock | FileFormat::LockRecord, _) => Err(InvalidRecord(
             "an answer of another kind to a lock job".into(),
         )),
+        (FileFormat::Ignore, ChildMessage::Ignore(result)) => match result {
+            Ok(list) => check_ignore_list(list),
+            Err(e) => check_error(e),
+        },
+        (FileFormat::Ignore, _) | (_, ChildMessage::Ignore(_)) => Err(InvalidRecord(
+            "a suppression answer and a job of another kind".into(),
+        )),
         (_, ChildMessage::Lock(_) | ChildMessage::LockRecord(_)) => {
             Err(InvalidRecord("a lock answer to a config job".into()))
         }
@@ -66,6 +73,33 @@ pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), I
             Err(e) => check_error(e),
         },
     }
+}
+
+/// A suppression file's entries: within the entry count, every string bounded, no
+/// position of 0. What the strings mean is checked by `crate::suppress`.
+fn check_ignore_list(list: &IgnoreList) -> Result<(), InvalidRecord> {
+    check_count("a suppression file", list.entries.len(), MAX_IGNORE_ENTRIES)?;
+    for entry in &list.entries {
+        if entry.line == 0 || entry.column == 0 {
+            return Err(InvalidRecord("a suppression entry position of 0".into()));
+        }
+        for field in [&entry.rule, &entry.target, &entry.reason, &entry.expires]
+            .into_iter()
+            .flatten()
+        {
+            check_str("a suppression field", field)?;
+        }
+        if let Some(why) = &entry.shape_error {
+            if why.len() > crate::child::ignore::MAX_SHAPE_ERROR {
+                return Err(InvalidRecord(format!(
+                    "a suppression shape error of {} bytes (limit {})",
+                    why.len(),
+                    crate::child::ignore::MAX_SHAPE_ERROR
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_config(format: FileFormat, config: &ParsedConfig) -> Result<(), InvalidRecord> {

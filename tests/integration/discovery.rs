@@ -277,9 +277,11 @@ fn symlinked_config_file_is_skipped_and_never_read() {
     let run = env.doctor(&[]);
     run.expect_code(1);
     assert!(
-        run.stderr.contains(
-            "warning: skipping ~/.cursor/mcp.json: symlink in path (pass --config to scan it)"
-        ),
+        run.stderr.contains(&format!(
+            "warning: skipping ~/.cursor/mcp.json: symlink in path (to scan it anyway: \
+             mcp-warden doctor --config {}/.cursor/mcp.json)",
+            env.home().display()
+        )),
         "{}",
         run.stderr
     );
@@ -355,30 +357,41 @@ fn skipped_symlink_beside_a_valid_empty_config_is_never_green() {
     }
 }
 
-#[test]
-fn size_cap_allows_exactly_8_mib_and_skips_one_byte_more() {
+/// A discovered file (at `rel` below home, shown as `shown`) of exactly `cap`
+/// bytes is read, one of a byte more is skipped unread.
+fn size_cap_boundary(rel: &str, shown: &str, cap: u64) {
     let env = Env::new();
-    let path = env.home().join(".claude.json");
+    let path = env.home().join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     let file = std::fs::File::create(&path).expect("create");
-    file.set_len(8 * 1024 * 1024 + 1).expect("sparse");
+    file.set_len(cap + 1).expect("sparse");
     let run = env.doctor(&[]);
     run.expect_code(1);
-    assert!(
-        run.stderr.contains(
-            "warning: skipping ~/.claude.json: 8388609 bytes exceeds the 8388608-byte cap"
-        ),
-        "{}",
-        run.stderr
+    let over = format!(
+        "warning: skipping {shown}: {} bytes exceeds the {cap}-byte cap",
+        cap + 1
     );
+    assert!(run.stderr.contains(&over), "{}", run.stderr);
     // Exactly the cap is read (and here fails to parse: zero bytes are not JSON).
-    file.set_len(8 * 1024 * 1024).expect("truncate");
+    file.set_len(cap).expect("truncate");
     let run = env.doctor(&[]);
     run.expect_code(2);
     assert!(
-        run.stderr.contains("invalid JSON in ~/.claude.json"),
+        run.stderr.contains(&format!("invalid JSON in {shown}")),
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn size_cap_allows_exactly_8_mib_and_skips_one_byte_more() {
+    size_cap_boundary(".cursor/mcp.json", "~/.cursor/mcp.json", 8 << 20);
+}
+
+#[test]
+fn claude_json_cap_allows_exactly_64_mib_and_skips_one_byte_more() {
+    // Claude Code keeps session history in it.
+    size_cap_boundary(".claude.json", "~/.claude.json", 64 << 20);
 }
 
 #[test]
@@ -640,12 +653,18 @@ fn explicit_format_inference_by_name() {
 }
 
 #[test]
-fn no_discover_without_config_finds_nothing() {
+fn no_discover_without_config_is_refused_before_any_scan() {
     let env = Env::new();
     env.cursor(json!({"a": {"url": "http://h.example.com"}}));
+    // Scanning nothing and exiting 0 would be green for a run that looked at nothing.
     let run = env.doctor(&["--no-discover"]);
-    run.expect_code(0);
-    assert!(run.stdout.contains("searched 0 well-known"));
+    run.expect_code(2);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.starts_with("error: --no-discover"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

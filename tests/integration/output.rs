@@ -398,7 +398,6 @@ fn jsonl_summary_counts_and_carries_the_process_exit_code() {
 
 /// Needs `Report.problems` filled by the scan (switched on when it is).
 #[test]
-#[ignore = "Report.problems is filled by the scan in another change"]
 fn jsonl_summary_lists_skipped_and_unreadable_files_with_their_reasons() {
     let env = Env::new();
     home_with_problems(&env);
@@ -505,7 +504,6 @@ fn sarif_execution_is_unsuccessful_exactly_when_the_exit_is_two() {
 
 /// Needs `Report.problems` filled by the scan (switched on when it is).
 #[test]
-#[ignore = "Report.problems is filled by the scan in another change"]
 fn sarif_lists_files_not_scanned_as_notifications() {
     let env = Env::new();
     home_with_problems(&env);
