@@ -11,6 +11,7 @@
 //!   re-validates what comes back, runs the [`engines`] over the records, and
 //!   [`render`]s the report. It treats the child as possibly compromised.
 //! * [`protocol`] holds the only types that cross the pipe. It imports neither side.
+//! * [`output`] is the one way bytes reach stdout or stderr.
 //!
 //! The library forbids `unsafe`: every syscall that needs it lives in the sandbox crate.
 #![forbid(unsafe_code)]
@@ -23,6 +24,7 @@ pub mod file_kind;
 #[doc(hidden)]
 pub mod fuzz_props;
 pub mod model;
+pub mod output;
 pub mod parent;
 pub mod pin;
 pub mod protocol;

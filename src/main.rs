@@ -2,11 +2,11 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 use mcp_warden::cli::{AuthCommand, Cli, ColorChoice, Command, LockCommand, SandboxCommand};
+use mcp_warden::output;
 use mcp_warden::parent::commands;
 use mcp_warden::render::style::{self, Stream};
 
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             .map(std::ffi::OsString::into_string)
             .collect::<Result<Vec<String>, _>>()
         else {
-            eprintln!("error: every argument must be valid UTF-8");
+            output::line(Stream::Stderr, "error: every argument must be valid UTF-8");
             return ExitCode::from(2);
         };
         return ExitCode::from(if which == "pin" {
@@ -87,9 +87,6 @@ fn parse_cli() -> Result<Cli, u8> {
         message.to_string()
     };
     // Nothing useful can be done when the message cannot be written.
-    let _ = match stream {
-        Stream::Stdout => std::io::stdout().lock().write_all(text.as_bytes()),
-        Stream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
-    };
+    output::write_text(stream, &text);
     Err(u8::try_from(error.exit_code()).unwrap_or(2))
 }

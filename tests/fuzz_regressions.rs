@@ -7,6 +7,8 @@
 //! allocator, with the same time and heap bounds. The file name is printed before
 //! each call, so a failure names its input (`cargo test --test fuzz_regressions --
 //! --nocapture`).
+// Test-harness messages are not product output.
+#![allow(clippy::disallowed_macros)]
 
 #[path = "../fuzz/src/alloc.rs"]
 mod alloc;

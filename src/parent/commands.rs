@@ -14,6 +14,7 @@ use super::doctor::{self, DoctorOptions, IgnoreChoice, Scan, ScanMode};
 use super::{resources, spawn};
 use crate::cli::{AuthAuditArgs, DoctorArgs, Platform, SandboxArgs};
 use crate::model::Report;
+use crate::output::{self, Stream};
 use crate::render;
 use crate::safe_write::{self, Destination};
 
@@ -124,15 +125,9 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     // stderr, uncoloured.
     let sarif_on_stdout = sarif == Some(Destination::Stdout);
     let (mut out, stream): (io::BufWriter<Box<dyn Write>>, _) = if sarif_on_stdout {
-        (
-            io::BufWriter::new(Box::new(io::stderr().lock())),
-            render::style::Stream::Stderr,
-        )
+        (output::writer(Stream::Stderr), Stream::Stderr)
     } else {
-        (
-            io::BufWriter::new(Box::new(io::stdout().lock())),
-            render::style::Stream::Stdout,
-        )
+        (output::writer(Stream::Stdout), Stream::Stdout)
     };
     let style = render::text::TextStyle::for_stream(stream, args.color);
     let outcome = render::findings::Outcome {
@@ -146,8 +141,8 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     let mut pin_block = |out: &mut dyn Write| -> io::Result<()> {
         match &pin_run {
             Some(run) if args.json => {
-                let mut err = io::stderr().lock();
-                spawn::render_pin_run(&report, run, &mut err)
+                let mut err = output::writer(Stream::Stderr);
+                spawn::render_pin_run(&report, run, &mut err).and_then(|()| err.flush())
             }
             Some(run) if !run.launches.is_empty() => {
                 writeln!(out)?;
@@ -276,7 +271,7 @@ pub fn write_sarif(destination: &Destination, log: &str, diag: &mut Diag) -> boo
             }
         },
         Destination::Stdout => {
-            let mut stdout = io::stdout().lock();
+            let mut stdout = output::writer(Stream::Stdout);
             match stdout
                 .write_all(log.as_bytes())
                 .and_then(|()| stdout.flush())
@@ -338,15 +333,9 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
     // With `--sarif -` the human report goes to stderr (see `doctor`).
     let (mut out, stream): (io::BufWriter<Box<dyn Write>>, _) =
         if sarif == Some(Destination::Stdout) {
-            (
-                io::BufWriter::new(Box::new(io::stderr().lock())),
-                render::style::Stream::Stderr,
-            )
+            (output::writer(Stream::Stderr), Stream::Stderr)
         } else {
-            (
-                io::BufWriter::new(Box::new(io::stdout().lock())),
-                render::style::Stream::Stdout,
-            )
+            (output::writer(Stream::Stdout), Stream::Stdout)
         };
     let written = if args.json {
         render::jsonl::render(&report, &mut out)
@@ -372,14 +361,14 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
 
 /// `mcp-warden sandbox status`.
 pub fn sandbox_status() -> u8 {
-    println!("{}", mcp_warden_sandbox::kernel_status());
+    output::line(Stream::Stdout, &mcp_warden_sandbox::kernel_status());
     0
 }
 
 /// `mcp-warden sandbox selftest`: 0 when every probe matched, 1 otherwise.
 pub fn sandbox_selftest() -> u8 {
     let (table, all_matched) = mcp_warden_sandbox::selftest();
-    print!("{table}");
+    output::write_text(Stream::Stdout, &table);
     if all_matched {
         0
     } else {

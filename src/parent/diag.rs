@@ -17,7 +17,7 @@ pub struct Diag {
 impl Diag {
     pub fn stderr() -> Diag {
         Diag {
-            out: Box::new(std::io::stderr()),
+            out: crate::output::diagnostics(),
         }
     }
 

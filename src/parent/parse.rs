@@ -301,6 +301,7 @@ mod tests {
     /// configs shaped like real and benchmark ones (pretty, minified, `~/.claude.json`
     /// projects). Each answer's decoded/wire ratio is printed for the record.
     #[test]
+    #[allow(clippy::disallowed_macros)] // a note for the test log, not product output
     fn honest_answers_fit_their_shares() {
         let check = |what: &str, format: FileFormat, bytes: &[u8]| {
             let answer = crate::child::parse_file(format, bytes);

@@ -298,7 +298,7 @@ pub fn project_dir(config: &Path) -> Option<PathBuf> {
 
 /// Show every argv exactly and ask once; default No.
 fn confirm(targets: &[&AuditedServer]) -> bool {
-    let mut err = io::stderr();
+    let mut err = crate::output::diagnostics();
     for server in targets {
         let _ = writeln!(err, "  will spawn: {}", consent_line(server));
     }

@@ -18,6 +18,7 @@ use super::drift::DriftItem;
 use super::lock::read::{self, read_lock};
 use super::lock::{Lock, LockFinding, DEFAULT_LOCK_NAME};
 use super::{build, expand_env, rotate, time, write_lock_replace, Approval, PinError};
+use crate::output::{self, Stream};
 use crate::render::record::{lock_records, Record};
 use crate::safe_write::Destination;
 use crate::text::redact::display_capped;
@@ -161,24 +162,34 @@ pub fn parse_args(which: Which, words: &[String]) -> Result<PinArgs, String> {
 }
 
 fn err(msg: &str) {
-    eprintln!("error: {}", display_capped(msg, 2000));
+    output::line(
+        Stream::Stderr,
+        &format!("error: {}", display_capped(msg, 2000)),
+    );
 }
 
 /// A sandbox warning while reading the lock (a degraded kernel the policy accepted).
 fn warn(msg: &str) {
-    eprintln!("warning: {}", safe_text_capped(msg, 2000));
+    output::line(
+        Stream::Stderr,
+        &format!("warning: {}", safe_text_capped(msg, 2000)),
+    );
 }
 
 fn report_capture_error(e: &CaptureError) {
-    eprintln!("capture failed: {}", display_capped(&e.message, 2000));
-    if let Some(text) = &e.stderr {
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut text = format!("capture failed: {}\n", display_capped(&e.message, 2000));
+    if let Some(stderr) = &e.stderr {
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
         let start = lines.len().saturating_sub(20);
-        eprintln!("server stderr (last {} line(s)):", lines.len() - start);
+        text.push_str(&format!(
+            "server stderr (last {} line(s)):\n",
+            lines.len() - start
+        ));
         for l in &lines[start..] {
-            eprintln!("  | {}", display_capped(l, 300));
+            text.push_str(&format!("  | {}\n", display_capped(l, 300)));
         }
     }
+    output::write_text(Stream::Stderr, &text);
 }
 
 fn report_pin_error(e: &PinError) -> u8 {
@@ -297,7 +308,7 @@ fn write_sarif(
         Destination::File(path) => crate::safe_write::replace(path, log.as_bytes())
             .map_err(|e| format!("could not write SARIF: {e}")),
         Destination::Stdout => {
-            let mut stdout = std::io::stdout().lock();
+            let mut stdout = output::writer(Stream::Stdout);
             match stdout
                 .write_all(log.as_bytes())
                 .and_then(|()| stdout.flush())
@@ -334,12 +345,12 @@ fn sarif_destination(args: &PinArgs) -> Result<Option<Destination>, u8> {
 }
 
 /// Where the human summary goes: stdout, or stderr when stdout carries SARIF.
-fn human_output(sarif: Option<&Destination>) -> Box<dyn Write> {
-    if sarif == Some(&Destination::Stdout) {
-        Box::new(std::io::stderr())
+fn human_output(sarif: Option<&Destination>) -> std::io::BufWriter<Box<dyn Write>> {
+    output::writer(if sarif == Some(&Destination::Stdout) {
+        Stream::Stderr
     } else {
-        Box::new(std::io::stdout())
-    }
+        Stream::Stdout
+    })
 }
 
 fn print_findings(out: &mut impl Write, findings: &[LockFinding]) {
@@ -372,20 +383,25 @@ fn parse_or_exit(which: Which, words: &[String]) -> Result<PinArgs, u8> {
     }
     match parse_args(which, words) {
         Ok(a) if a.version && !a.help => {
-            println!("mcp-warden {}", env!("CARGO_PKG_VERSION"));
+            output::line(
+                Stream::Stdout,
+                &format!("mcp-warden {}", env!("CARGO_PKG_VERSION")),
+            );
             Err(0)
         }
         Ok(a) if a.help => {
-            print!("{}", options::help(which));
+            output::write_text(Stream::Stdout, &options::help(which));
             Err(0)
         }
         Ok(a) => Ok(a),
         Err(e) => {
-            eprintln!(
-                "Usage: mcp-warden {} [OPTIONS] [--] SERVER_CMD...",
-                which.name()
+            output::write_text(
+                Stream::Stderr,
+                &format!(
+                    "Usage: mcp-warden {0} [OPTIONS] [--] SERVER_CMD...\nTry 'mcp-warden {0} --help' for help.\n",
+                    which.name()
+                ),
             );
-            eprintln!("Try 'mcp-warden {} --help' for help.", which.name());
             err(&e);
             Err(2)
         }
@@ -450,8 +466,9 @@ pub fn pin_main(words: &[String]) -> u8 {
         .as_deref()
         .is_some_and(|u| crate::text::url::split(u).userinfo(u).is_some())
     {
-        eprintln!(
-            "warning: the lock records the URL verbatim (it is hashed into command_digest), including the credentials in it; prefer --header with a $VAR reference"
+        output::line(
+            Stream::Stderr,
+            "warning: the lock records the URL verbatim (it is hashed into command_digest), including the credentials in it; prefer --header with a $VAR reference",
         );
     }
     if let Err(e) = write_lock_replace(&path, &lock) {
@@ -592,8 +609,7 @@ pub fn rotate_main(
     };
     let unchanged = rotated.overall_digest == lock.overall_digest;
     let shown = lock_path.display().to_string();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = output::writer(Stream::Stdout);
     if json {
         let doc = serde_json::json!({
             "lock": shown,

@@ -1115,6 +1115,7 @@ jobs:
     }
 
     #[test]
+    #[allow(clippy::disallowed_macros)] // a note for the test log, not product output
     fn comment_lines_are_inert_when_pasted() {
         // zsh's INTERACTIVE_COMMENTS is off by default, so in an interactive zsh
         // `#` does not start a comment; the quoted target keeps the line inert.

@@ -7,38 +7,17 @@
 //! goes into a line meant to be pasted, nor into JSONL or SARIF.
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal};
 
 use crate::cli::ColorChoice;
 use crate::rules::Severity;
 
-/// The stream a human report is written to: stdout, or stderr when `--sarif -`
-/// gives stdout to the SARIF log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
+pub use crate::output::Stream;
 
 impl Stream {
-    pub fn is_terminal(self) -> bool {
-        match self {
-            Stream::Stdout => io::stdout().is_terminal(),
-            Stream::Stderr => io::stderr().is_terminal(),
-        }
-    }
-
     /// The columns available on this stream: the terminal's width when it is a
     /// terminal, else `COLUMNS` when it holds a width, else [`DEFAULT_WIDTH`].
     pub fn width(self) -> usize {
-        // `terminal_size` does the TIOCGWINSZ ioctl (unsafe code, kept out of this crate).
-        let terminal = match self {
-            Stream::Stdout => terminal_size::terminal_size_of(io::stdout()),
-            Stream::Stderr => terminal_size::terminal_size_of(io::stderr()),
-        };
-        terminal
-            .map(|(w, _)| usize::from(w.0))
-            .filter(|&w| w > 0)
+        self.terminal_width()
             .or_else(|| columns(std::env::var_os("COLUMNS")))
             .unwrap_or(DEFAULT_WIDTH)
     }

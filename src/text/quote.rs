@@ -310,6 +310,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::disallowed_macros)] // a note for the test log, not product output
     fn round_trip_bash_zsh_fish() {
         for sh in ["bash", "zsh", "fish"] {
             if shell_available(sh) {
