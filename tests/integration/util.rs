@@ -103,6 +103,10 @@ impl Env {
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
+            // Wide enough that no report line wraps, so tests about what a line
+            // says can match it whole; the width itself is tested in text_layout
+            // (which sets COLUMNS, or removes it for the pipe default).
+            .env("COLUMNS", "1000")
             .stdin(Stdio::null());
         for (k, v) in &self.extra_env {
             cmd.env(k, v);
