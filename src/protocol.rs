@@ -139,6 +139,32 @@ pub struct IgnoreEntry {
     pub expires: Option<String>,
     /// Why the entry's shape is wrong (a key of the wrong type, an unknown key).
     pub shape_error: Option<String>,
+    /// Where each field's value starts, for a finding about that field.
+    #[serde(default)]
+    pub at: IgnorePositions,
+}
+
+/// 1-based line and column (in Unicode code points) of the value of each field an
+/// `[[ignore]]` table writes (`None` when it does not write it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnorePositions {
+    pub rule: Option<(u32, u32)>,
+    pub target: Option<(u32, u32)>,
+    pub reason: Option<(u32, u32)>,
+    pub expires: Option<(u32, u32)>,
+}
+
+impl IgnorePositions {
+    /// The position of field `name` (`rule`, `target`, `reason`, `expires`).
+    pub fn of(&self, name: &str) -> Option<(u32, u32)> {
+        match name {
+            "rule" => self.rule,
+            "target" => self.target,
+            "reason" => self.reason,
+            "expires" => self.expires,
+            _ => None,
+        }
+    }
 }
 
 /// Why a file could not be loaded. `message` never contains more than a short

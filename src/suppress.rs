@@ -350,7 +350,7 @@ pub fn apply(
             Entry::Invalid { field, why } => (
                 RuleId::DoctorIgnoreInvalid,
                 format!("suppression entry {} is malformed and suppresses nothing: {why}", n + 1),
-                field.map(FieldPath::Named),
+                *field,
             ),
             Entry::Valid { expires, .. } if *expires < today => (
                 RuleId::DoctorIgnoreExpired,
@@ -359,16 +359,18 @@ pub fn apply(
                     n + 1,
                     raw.expires.as_deref().unwrap_or_default()
                 ),
-                Some(FieldPath::Named("expires")),
+                Some("expires"),
             ),
             Entry::Valid { .. } => continue,
         };
         let mut finding = Finding::new(rule, target.clone(), message, snippet);
-        finding.field = field;
-        finding.at = Some(Position {
-            line: raw.line,
-            column: raw.column,
-        });
+        // At the value of the field the finding names; at the entry's header when
+        // it names none, or the field is missing.
+        let (line, column) = field
+            .and_then(|name| raw.at.of(name))
+            .unwrap_or((raw.line, raw.column));
+        finding.field = field.map(FieldPath::Named);
+        finding.at = Some(Position { line, column });
         report.setting_findings.push(SettingFinding {
             source: at.source,
             line: raw.line,
@@ -500,6 +502,7 @@ mod tests {
             reason: Some(reason.into()),
             expires: Some(expires.into()),
             shape_error: None,
+            at: crate::protocol::IgnorePositions::default(),
         }
     }
 

@@ -6,7 +6,9 @@
 //!
 //! With `MCP_WARDEN_REQUIRE_SANDBOX=1` (CI), a kernel without landlock or seccomp fails
 //! the run instead of skipping the kernel-dependent cases.
-
+// The test children print on purpose (what a confined child's output becomes is
+// under test), and the harness logs; neither is mcp-warden's output.
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used)] // test code: a panic is the failure report
 
 use std::fs::File;

@@ -94,6 +94,15 @@ pub(crate) fn read_ignore(text: &str) -> Result<IgnoreList, LoadError> {
                     }
                     _ => None,
                 };
+                let (value_line, value_column) = line_col(text, v.span().start);
+                let value_at = Some((value_line.max(1), value_column.max(1)));
+                match name {
+                    "rule" => entry.at.rule = value_at,
+                    "target" => entry.at.target = value_at,
+                    "reason" => entry.at.reason = value_at,
+                    "expires" => entry.at.expires = value_at,
+                    _ => {}
+                }
                 let slot = match name {
                     "rule" => &mut entry.rule,
                     "target" => &mut entry.target,

@@ -790,7 +790,9 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
         let source = &report.sources[i];
         let target: Arc<str> = Arc::from(source.label.as_str());
         for setting in &source.settings {
-            let (rule, message, snippet) = match &setting.value {
+            // The snippet is the setting's key, which is also the field the
+            // finding is about (a VS Code key is dotted as written).
+            let (rule, message, key): (_, _, &'static str) = match &setting.value {
                 SettingValue::EnableAllProjectServers(true)
                     if !credited.contains(&(i, setting.line, setting.column))
                         && match source.project_dir {
@@ -811,7 +813,7 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                     (
                         RuleId::ClientProjectAutoApprove,
                         format!("enableAllProjectMcpServers: true starts {scope} .mcp.json servers without a prompt, including those a cloned repository adds later"),
-                        "enableAllProjectMcpServers".to_string(),
+                        "enableAllProjectMcpServers",
                     )
                 }
                 SettingValue::DiscoveryImport(sources) if sources.iter().any(|(_, on)| *on) => {
@@ -828,7 +830,7 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                     (
                         RuleId::ClientDiscoveryImport,
                         format!("chat.mcp.discovery.enabled imports MCP servers from other applications' configs: {from}"),
-                        "chat.mcp.discovery.enabled".to_string(),
+                        "chat.mcp.discovery.enabled",
                     )
                 }
                 SettingValue::ToolsAutoApprove(tools) if tools.iter().any(|(_, on)| *on) => {
@@ -845,12 +847,13 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                     (
                         RuleId::ClientToolAutoApprove,
                         format!("chat.tools.autoApprove runs {what} without confirmation"),
-                        "chat.tools.autoApprove".to_string(),
+                        "chat.tools.autoApprove",
                     )
                 }
                 _ => continue,
             };
-            let mut finding = Finding::new(rule, Arc::clone(&target), message, snippet);
+            let mut finding = Finding::new(rule, Arc::clone(&target), message, key.to_string());
+            finding.field = Some(crate::model::FieldPath::Named(key));
             finding.at = Some(Position {
                 line: setting.line,
                 column: setting.column,

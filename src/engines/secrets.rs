@@ -172,14 +172,37 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
     out
 }
 
+/// The message of a vendor-pattern finding after its rule id, as the earlier
+/// implementation wrote it (`pin` records it so in a lock). Doctor, which knows the
+/// field, names it at the end ([`name_the_field`]).
+pub const VENDOR_MESSAGE: &str = "possible secret in field";
+/// The message of an entropy finding after its rule id.
+pub const ENTROPY_MESSAGE: &str = "high-entropy token (possible secret)";
+
+/// `message` naming `field` when it is one of this engine's messages, which do not
+/// say where the secret is: `WRD-SEC-SLACK: possible secret in field env.SLACK_TOKEN`,
+/// `WRD-SEC-ENTROPY: high-entropy token (possible secret) in field args[2]`. A reader
+/// of the message alone (a SARIF alert, a JSONL line) then knows which value to
+/// revoke and replace.
+pub fn name_the_field(message: &mut String, field: &str) {
+    if message.ends_with(VENDOR_MESSAGE) {
+        message.push(' ');
+    } else if message.ends_with(ENTROPY_MESSAGE) {
+        message.push_str(" in field ");
+    } else {
+        return;
+    }
+    message.push_str(field);
+}
+
 fn to_findings(value: &str, hits: Vec<Hit>) -> Vec<EngineFinding> {
     hits.into_iter()
         .map(|h| {
             let raw = value.get(h.span).unwrap_or_default();
             let message = if h.rule == RuleId::SecEntropy {
-                "WRD-SEC-ENTROPY: high-entropy token (possible secret)".to_string()
+                format!("WRD-SEC-ENTROPY: {ENTROPY_MESSAGE}")
             } else {
-                format!("{}: possible secret in field", h.rule.as_str())
+                format!("{}: {VENDOR_MESSAGE}", h.rule.as_str())
             };
             EngineFinding::new(h.rule, message, redact_secret(raw))
         })

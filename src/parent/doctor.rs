@@ -1733,7 +1733,11 @@ fn located(
         .into_iter()
         .map(|f| {
             let (field, at) = spec.place(f.field.as_ref(), key_at);
-            let mut finding = Finding::new(f.rule, Arc::clone(target), f.message, f.snippet);
+            let mut message = f.message;
+            if let Some(field) = &field {
+                engines::secrets::name_the_field(&mut message, &field.to_string());
+            }
+            let mut finding = Finding::new(f.rule, Arc::clone(target), message, f.snippet);
             finding.field = field;
             finding.at = Some(at);
             finding

@@ -80,7 +80,15 @@ pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), I
 fn check_ignore_list(list: &IgnoreList) -> Result<(), InvalidRecord> {
     check_count("a suppression file", list.entries.len(), MAX_IGNORE_ENTRIES)?;
     for entry in &list.entries {
-        if entry.line == 0 || entry.column == 0 {
+        let at = entry.at;
+        let positions = [at.rule, at.target, at.reason, at.expires]
+            .into_iter()
+            .flatten()
+            .chain([(entry.line, entry.column)]);
+        if positions
+            .into_iter()
+            .any(|(line, column)| line == 0 || column == 0)
+        {
             return Err(InvalidRecord("a suppression entry position of 0".into()));
         }
         for field in [&entry.rule, &entry.target, &entry.reason, &entry.expires]

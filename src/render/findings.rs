@@ -22,7 +22,7 @@ use std::io::{self, Write};
 use crate::model::{AuditedServer, Coverage, Finding, Report, SettingFinding};
 use crate::parent::doctor::fails_run;
 use crate::render::style::{self, push_painted, BOLD, CYAN, GREEN, RED};
-use crate::render::wrap::{Breaks, Lines};
+use crate::render::wrap::{display_width, Breaks, Lines};
 use crate::render::{flush_if_full, Targets, FLUSH_AT};
 use crate::rules::{RuleId, Severity};
 use crate::text::display;
@@ -264,7 +264,16 @@ fn push_finding(buf: &mut String, style: TextStyle, f: &Finding, line: Option<u3
         ' ',
         SEVERITY_WIDTH.saturating_sub(severity.as_str().len()) + 2,
     ));
+    // Too narrow for the severity and the rule id side by side: the rule id goes
+    // under it, as the rest of the finding does.
+    let side_by_side = display_width(&first) + f.rule.as_str().len() <= width;
+    if !side_by_side {
+        first.truncate(first.trim_end_matches(' ').len());
+    }
     let mut lines = Lines::new(buf, width, &first, rest, color);
+    if !side_by_side {
+        lines.break_line();
+    }
     lines.push("", f.rule.as_str(), Breaks::None, BOLD);
     if let Some(field) = &f.field {
         lines.push("  ", &display(&field.to_string()), Breaks::Words, "");

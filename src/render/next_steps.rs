@@ -62,6 +62,7 @@ use std::io::{self, Write};
 use crate::model::{AuditedServer, Report, Scope, ServerSpec};
 use crate::pin::configured::{pin_env, pin_headers, PinHeader};
 use crate::render::lock_names::{uncovered_groups, LockGroup};
+use crate::render::wrap::{wrapped, Breaks};
 use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
@@ -501,27 +502,43 @@ pub const VARIABLES_NOTE: &str = "  (env values and credentials are never printe
 /// The note on withheld headers.
 pub const WITHHELD_HEADER_NOTE: &str = "  (a header whose value holds a credential is printed as --header 'Name: ${NAME}': export NAME as that header's whole value from the config)\n";
 
+/// A line of the block's own prose (never config text), filled into `width`
+/// columns at spaces: `first` before it, `rest` before each following line. The
+/// lines to paste (targets, pin, rotate, the workflow) are never wrapped.
+fn push_prose(buf: &mut String, width: usize, first: &str, rest: &str, text: &str) {
+    buf.push_str(&wrapped(text, Breaks::Words, width, first, rest));
+}
+
+/// [`push_prose`] of a note, `  (…)` with its following lines under the text.
+fn push_note(buf: &mut String, width: usize, note: &str) {
+    let text = note.trim_start_matches(' ').trim_end_matches('\n');
+    push_prose(buf, width, "  ", "   ", text);
+}
+
 /// The Next steps block for every uncovered server, in report order, one pin line
 /// per launch with the targets it covers above it; nothing when every server is
 /// covered. Starts with the `Next steps — …` line (the caller separates it from
-/// what precedes) and ends with the CI snippet.
-pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+/// what precedes) and ends with the CI snippet. Its prose is filled into `width`
+/// columns; the lines to paste are printed whole.
+pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    let width = width.max(crate::render::findings::MIN_WIDTH);
     let groups = uncovered_groups(report);
     if groups.is_empty() {
         return Ok(());
     }
     let servers: usize = groups.iter().map(|g| g.servers.len()).sum();
     let mut buf = String::with_capacity(2 * FLUSH_AT);
-    if servers == groups.len() {
-        buf.push_str(&format!(
-            "Next steps — {servers} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:\n",
-        ));
+    let heading = if servers == groups.len() {
+        format!(
+            "Next steps — {servers} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:",
+        )
     } else {
-        buf.push_str(&format!(
-            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (its pin line follows the targets it covers), commit the lock, then wire the check into CI:\n",
+        format!(
+            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (its pin line follows the targets it covers), commit the lock, then wire the check into CI:",
             groups.len()
-        ));
-    }
+        )
+    };
+    push_prose(&mut buf, width, "", "  ", &heading);
     // Masking and quoting are decided once per launch and shared by every line.
     let mut launches: Vec<Launch<'_>> = Vec::with_capacity(groups.len());
     let mut any_after_review = false;
@@ -550,29 +567,37 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
         flush_if_full(&mut buf, out)?;
     }
     if any_after_review {
-        buf.push_str(
-            "  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)\n",
+        push_note(
+            &mut buf,
+            width,
+            "(servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)",
         );
     }
     if launches.iter().any(|l| l.variables().next().is_some()) {
-        buf.push_str(VARIABLES_NOTE);
+        push_note(&mut buf, width, VARIABLES_NOTE);
     }
     if launches
         .iter()
         .any(|l| l.headers.iter().any(|h| h.withheld))
     {
-        buf.push_str(WITHHELD_HEADER_NOTE);
+        push_note(&mut buf, width, WITHHELD_HEADER_NOTE);
     }
     let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
     if unnamed > 0 {
-        buf.push_str(&format!(
-            "  ({unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them)\n"
-        ));
+        push_note(
+            &mut buf,
+            width,
+            &format!("({unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them)"),
+        );
     }
     buf.push('\n');
-    buf.push_str(&format!(
-        "Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as {WORKFLOW_PATH}:\n"
-    ));
+    push_prose(
+        &mut buf,
+        width,
+        "",
+        "  ",
+        &format!("Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as {WORKFLOW_PATH}:"),
+    );
     push_ci_header(&mut buf);
     for (group, shown) in groups.iter().zip(&launches) {
         push_ci_step(&mut buf, &group.lock, shown);
@@ -1027,7 +1052,7 @@ pub(crate) mod tests {
 
     fn render_to_string(r: &Report) -> String {
         let mut buf = Vec::new();
-        render_next_steps(r, &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        render_next_steps(r, 10_000, &mut buf).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
     }
 

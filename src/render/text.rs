@@ -13,10 +13,10 @@
 use std::io::{self, Write};
 
 use crate::model::Report;
-use crate::render::findings::{self, is_listed, Outcome, Scope};
+use crate::render::findings::{self, is_listed, Outcome, Scope, MIN_WIDTH};
 use crate::render::flush_if_full;
 use crate::render::next_steps::render_next_steps;
-use crate::render::style::{paint, BOLD, CYAN, GREEN};
+use crate::render::style::{BOLD, CYAN, GREEN};
 use crate::render::wrap::{Breaks, Lines};
 use crate::text::display;
 use crate::text::safe_text::safe_text;
@@ -226,12 +226,12 @@ pub fn render(
         writeln!(out)?;
         findings::render_findings(report, style, out)?;
     } else {
-        writeln!(out, "{}", verdict(report, style))?;
+        write_verdict(report, style, out)?;
     }
 
     if report.uncovered().next().is_some() {
         writeln!(out)?;
-        render_next_steps(report, out)?;
+        render_next_steps(report, style.width, out)?;
     }
     after_next_steps(out)?;
     let scope = Scope {
@@ -241,26 +241,40 @@ pub fn render(
     findings::render_summary(report, scope, outcome, style, out)
 }
 
-/// The line printed instead of findings when none is listed.
-fn verdict(report: &Report, style: TextStyle) -> String {
+/// The verdict ([`verdict`]) filled into the width, `doctor clean` in green.
+fn write_verdict(report: &Report, style: TextStyle, out: &mut dyn Write) -> io::Result<()> {
+    let mut buf = String::new();
+    let mut lines = Lines::new(&mut buf, style.width.max(MIN_WIDTH), "", "  ", style.color);
+    match verdict(report) {
+        None => lines.push("", "doctor clean", Breaks::None, GREEN).push(
+            " ",
+            &CLEAN_LINE["doctor clean ".len()..],
+            Breaks::Words,
+            "",
+        ),
+        Some(line) => lines.push("", &line, Breaks::Words, ""),
+    };
+    lines.finish();
+    out.write_all(buf.as_bytes())
+}
+
+/// The line printed instead of findings when none is listed; `None` for
+/// [`CLEAN_LINE`].
+fn verdict(report: &Report) -> Option<String> {
     if report.hard_errors > 0 {
-        return UNREADABLE_LINE.to_string();
+        return Some(UNREADABLE_LINE.to_string());
     }
     if report.skipped > 0 {
-        return SKIPPED_LINE.to_string();
+        return Some(SKIPPED_LINE.to_string());
     }
     let suppressed = report.findings().filter(|f| f.suppressed.is_some()).count();
     let uncovered = report.uncovered().count();
     if report.findings().any(|f| f.suppressed.is_none()) && uncovered > 0 {
-        no_lock_only_line(uncovered)
+        Some(no_lock_only_line(uncovered))
     } else if suppressed > 0 {
-        all_suppressed_line(suppressed)
+        Some(all_suppressed_line(suppressed))
     } else {
-        format!(
-            "{} — {}",
-            paint(style.color, GREEN, "doctor clean"),
-            &CLEAN_LINE["doctor clean — ".len()..]
-        )
+        None
     }
 }
 

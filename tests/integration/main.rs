@@ -24,6 +24,7 @@ mod locks;
 mod output;
 mod paste;
 mod pin;
+mod report_review;
 mod roundtrip;
 mod rules;
 mod sandbox;

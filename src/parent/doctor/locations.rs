@@ -333,7 +333,7 @@ fn a_setting_finding_is_at_the_setting() {
     let text = "{\n  \"editor.fontSize\": 12,\n  \"chat.tools.autoApprove\": true\n}\n";
     let r = report_of(FileFormat::VsCodeSettings, &[Reader::VsCode], text);
     let f = the(&r, RuleId::ClientToolAutoApprove);
-    assert_eq!(f.field, None);
+    assert_eq!(f.field, Some(FieldPath::Named("chat.tools.autoApprove")));
     assert_eq!(f.at, Some(position_of(text, "\"chat.tools", 0)));
     let s = &r.setting_findings[0];
     assert_eq!(
