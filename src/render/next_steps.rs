@@ -133,6 +133,8 @@ struct Launch<'a> {
     headers: Vec<PinHeader>,
     /// Env or header names that are not plain names: not printed, not passed.
     unnamed: usize,
+    /// Env names that control execution: not passed, listed in a note.
+    withheld_env: Vec<String>,
 }
 
 impl Launch<'_> {
@@ -168,6 +170,7 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
             env: Vec::new(),
             headers: headers.headers,
             unnamed: headers.unnamed,
+            withheld_env: Vec::new(),
         };
     }
     let env = pin_env(spec);
@@ -186,6 +189,7 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
         env: env.names,
         headers: Vec::new(),
         unnamed: env.unnamed,
+        withheld_env: env.withheld,
     }
 }
 
@@ -410,6 +414,15 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         buf.push_str(": a variable of this server is named like the step's own MCP_WARDEN_ variables; rename it in the config first.\n");
         return;
     }
+    if let Some((a, b)) = secret_collision(launch) {
+        buf.push_str("      # No step for ");
+        buf.push_str(lock);
+        buf.push_str(&format!(
+            ": the variables {a} and {b} would both come from the repository secret {}, and GitHub secret names ignore case; rename one in the config first.\n",
+            secret_name(a)
+        ));
+        return;
+    }
     if launch
         .words
         .iter()
@@ -470,6 +483,22 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
     buf.push('\n');
 }
 
+/// Two distinct variables of `launch` whose repository secrets are one secret:
+/// GitHub compares secret names case-insensitively (`API_TOKEN` and `api_token`),
+/// and `GITHUB_X` is read from `MCP_GITHUB_X`, which another variable may be named.
+fn secret_collision<'l>(launch: &'l Launch<'_>) -> Option<(&'l str, &'l str)> {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for v in launch.variables() {
+        let secret = secret_name(v).to_ascii_uppercase();
+        match seen.iter().find(|(_, s)| *s == secret) {
+            Some((other, _)) if *other != v => return Some((other, v)),
+            Some(_) => {}
+            None => seen.push((v, secret)),
+        }
+    }
+    None
+}
+
 /// A plain variable name as a YAML mapping key: quoted when YAML would read the
 /// bare word as something other than a string (`on`, `yes`, `null`, …).
 fn yaml_key(name: &str) -> Cow<'_, str> {
@@ -496,10 +525,20 @@ fn group_approval(report: &Report, group: &LockGroup<'_>) -> Approval {
 }
 
 /// The note on variables, printed once when any line names one.
-pub const VARIABLES_NOTE: &str = "  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)\n";
+pub const VARIABLES_NOTE: &str = "env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the config gives the server, and pin and check stop with an error naming any that is unset";
 
 /// The note on withheld headers.
-pub const WITHHELD_HEADER_NOTE: &str = "  (a header whose value holds a credential is printed as --header 'Name: ${NAME}': export NAME as that header's whole value from the config)\n";
+pub const WITHHELD_HEADER_NOTE: &str = "a header whose value holds a credential (or a $ its client sends literally) is printed as --header \"Name: ${MCP_HEADER_NAME}\": export MCP_HEADER_NAME as the whole value the config gives that header";
+
+/// A prose line inside a block the user copies: `# ` and the text as one quoted
+/// word, so that pasting it runs nothing. Unquoted, `(text; more)` is a subshell in
+/// bash and zsh and a command substitution in fish, `;` and `|` end a command, and
+/// in an interactive zsh (no `INTERACTIVE_COMMENTS`) even a `#` line is a command.
+pub fn push_note(buf: &mut String, text: &str) {
+    buf.push_str("  # ");
+    buf.push_str(&quote(text));
+    buf.push('\n');
+}
 
 /// The Next steps block for every uncovered server, in report order, one pin line
 /// per launch with the targets it covers above it; nothing when every server is
@@ -550,23 +589,42 @@ pub fn render_next_steps(report: &Report, out: &mut dyn Write) -> io::Result<()>
         flush_if_full(&mut buf, out)?;
     }
     if any_after_review {
-        buf.push_str(
-            "  (servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)\n",
+        push_note(
+            &mut buf,
+            "servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line",
         );
     }
     if launches.iter().any(|l| l.variables().next().is_some()) {
-        buf.push_str(VARIABLES_NOTE);
+        push_note(&mut buf, VARIABLES_NOTE);
     }
     if launches
         .iter()
         .any(|l| l.headers.iter().any(|h| h.withheld))
     {
-        buf.push_str(WITHHELD_HEADER_NOTE);
+        push_note(&mut buf, WITHHELD_HEADER_NOTE);
     }
     let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
     if unnamed > 0 {
-        buf.push_str(&format!(
-            "  ({unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them)\n"
+        push_note(&mut buf, &format!(
+            "{unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them"
+        ));
+    }
+    let mut withheld: Vec<&str> = Vec::new();
+    for name in launches.iter().flat_map(|l| &l.withheld_env) {
+        if !withheld.contains(&name.as_str()) {
+            withheld.push(name);
+        }
+    }
+    if !withheld.is_empty() {
+        const LISTED: usize = 12;
+        let more = withheld.len().saturating_sub(LISTED);
+        withheld.truncate(LISTED);
+        let mut names = withheld.join(" ");
+        if more > 0 {
+            names.push_str(&format!(" and {more} more"));
+        }
+        push_note(&mut buf, &format!(
+            "not passed: {names} - each decides what a shell, the loader or an interpreter runs or trusts, so these lines never ask you to export the value a config gives it, and such a server is pinned without it",
         ));
     }
     buf.push('\n');
@@ -703,7 +761,7 @@ pub(crate) mod tests {
         assert_eq!(
             line,
             format!(
-                "mcp-warden pin --url http://mcp.example.com/sse --header 'Authorization: ${{AUTHORIZATION}}' {}",
+                "mcp-warden pin --url http://mcp.example.com/sse --header 'Authorization: ${{MCP_HEADER_AUTHORIZATION}}' {}",
                 tail("remote")
             )
         );
@@ -1043,7 +1101,7 @@ Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, 
   mcp-warden pin --approve --approver you@example.com --lock evil.warden.lock -- srv --json 'a: b #c' \"'\"'q'\"'\"
   # '~/.cursor/mcp.json#remote'
   mcp-warden pin --url https://h.example.com/mcp --approve --approver you@example.com --lock remote.warden.lock
-  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${{NAME}} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)
+  # 'env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${{NAME}} in a --header, set to the value the config gives the server, and pin and check stop with an error naming any that is unset'
 
 Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as .github/workflows/mcp-warden.yml:
 # .github/workflows/mcp-warden.yml
@@ -1409,7 +1467,7 @@ jobs:
             assert!(!text.contains(hostile), "{hostile}: {text}");
         }
         assert!(
-            text.contains("(5 env or header name(s) are not plain names"),
+            text.contains("  # '5 env or header name(s) are not plain names"),
             "{text}"
         );
         let wf = workflow(&text);
@@ -1430,15 +1488,16 @@ jobs:
     fn headers_reach_ci_through_env_with_their_variables_from_secrets() {
         let mut s = server("api", Coverage::None);
         s.spec = remote("https://h.example.com/mcp").with_headers(vec![
-            ("X-Api-Key".into(), "${FM_KEY}".into()),
+            ("X-Api-Key".into(), "${env:FM_KEY}".into()),
             ("Authorization".into(), format!("Bearer {GHP_ENG}")),
         ]);
+        s.spec.origin.readers = crate::reading::Readers::of(&[crate::reading::Reader::VsCode]);
         let mut r = report(vec![s]);
         assign_lock_names(&mut r, &|_| false);
         let text = render_to_string(&r);
         assert!(!text.contains(GHP_ENG), "{text}");
         assert!(
-            text.contains("  mcp-warden pin --url https://h.example.com/mcp --header 'X-Api-Key: ${FM_KEY}' --header 'Authorization: ${AUTHORIZATION}' --approve"),
+            text.contains("  mcp-warden pin --url https://h.example.com/mcp --header 'X-Api-Key: ${FM_KEY}' --header 'Authorization: ${MCP_HEADER_AUTHORIZATION}' --approve"),
             "{text}"
         );
         assert!(text.contains(WITHHELD_HEADER_NOTE), "{text}");
@@ -1449,8 +1508,8 @@ jobs:
             Some("${{ secrets.FM_KEY }}")
         );
         assert_eq!(
-            step["env"]["AUTHORIZATION"].as_str(),
-            Some("${{ secrets.AUTHORIZATION }}")
+            step["env"]["MCP_HEADER_AUTHORIZATION"].as_str(),
+            Some("${{ secrets.MCP_HEADER_AUTHORIZATION }}")
         );
         assert_eq!(
             step["env"]["MCP_WARDEN_HEADER_0"].as_str(),
