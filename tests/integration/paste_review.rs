@@ -97,6 +97,33 @@ fn tried_commands(shell: &str, script: &str) -> Vec<String> {
         .collect()
 }
 
+/// Paste `block` whole into each installed shell: it runs `mcp-warden` exactly
+/// `commands` times and tries no other command (zsh runs a `#` line as a command
+/// named `#`: harmless, and all such a line may do).
+fn assert_block_runs_only_mcp_warden(block: &str, commands: usize) {
+    let mut shells = 0;
+    for shell in ["bash", "zsh", "fish"] {
+        if !shell_available(shell) {
+            assert_ne!(shell, "bash", "bash is required");
+            eprintln!("skipping {shell}: not installed");
+            continue;
+        }
+        shells += 1;
+        let tried = tried_commands(shell, block);
+        let others: Vec<&String> = tried
+            .iter()
+            .filter(|c| *c != "mcp-warden" && *c != "#")
+            .collect();
+        assert!(others.is_empty(), "{shell} ran {others:?} from\n{block}");
+        assert_eq!(
+            tried.iter().filter(|c| *c == "mcp-warden").count(),
+            commands,
+            "{shell}: {tried:?}\n{block}"
+        );
+    }
+    assert!(shells >= 1);
+}
+
 /// The lines of the Next steps block, up to the CI snippet.
 fn next_steps_block(stdout: &str) -> String {
     let start = stdout.find("Next steps").expect("a Next steps block");
@@ -136,28 +163,7 @@ fn pasting_the_whole_next_steps_block_runs_only_mcp_warden() {
         .count();
     assert!(block.contains("pinned unapproved"), "{block}");
     assert!(block.contains("not plain names"), "{block}");
-    let mut shells = 0;
-    for shell in ["bash", "zsh", "fish"] {
-        if !shell_available(shell) {
-            assert_ne!(shell, "bash", "bash is required");
-            eprintln!("skipping {shell}: not installed");
-            continue;
-        }
-        shells += 1;
-        let tried = tried_commands(shell, &block);
-        // zsh runs `#` lines as a command named `#`: harmless, and all it may do.
-        let others: Vec<&String> = tried
-            .iter()
-            .filter(|c| *c != "mcp-warden" && *c != "#")
-            .collect();
-        assert!(others.is_empty(), "{shell} ran {others:?} from\n{block}");
-        assert_eq!(
-            tried.iter().filter(|c| *c == "mcp-warden").count(),
-            commands,
-            "{shell}: {tried:?}\n{block}"
-        );
-    }
-    assert!(shells >= 1);
+    assert_block_runs_only_mcp_warden(&block, commands);
 }
 
 #[test]
@@ -177,25 +183,21 @@ fn pasting_the_doctor_pin_results_runs_only_mcp_warden() {
         "--pin",
         "--yes",
     ]);
-    let start = run.stdout.find("doctor --pin").expect("a --pin block");
-    let block: String = run.stdout[start..]
+    // The block starts at the line that says what --pin did, and ends at a blank line.
+    let block: String = run
+        .stdout
         .lines()
+        .skip_while(|l| !(l.starts_with("doctor --pin") || l.starts_with("# 'doctor --pin")))
         .take_while(|l| !l.is_empty())
-        .map(|l| l.trim_start().to_string())
+        .map(str::trim_start)
         .collect::<Vec<_>>()
         .join("\n");
     assert!(block.contains("not pinned"), "{block}");
-    for shell in ["bash", "zsh", "fish"] {
-        if !shell_available(shell) {
-            continue;
-        }
-        let tried = tried_commands(shell, &block);
-        let others: Vec<&String> = tried
-            .iter()
-            .filter(|c| *c != "mcp-warden" && *c != "#")
-            .collect();
-        assert!(others.is_empty(), "{shell} ran {others:?} from\n{block}");
-    }
+    let commands = block
+        .lines()
+        .filter(|l| l.starts_with("mcp-warden "))
+        .count();
+    assert_block_runs_only_mcp_warden(&block, commands);
 }
 
 /// Env keys and header-derived names that must never be exported from a config.
