@@ -142,11 +142,12 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         match &pin_run {
             Some(run) if args.json => {
                 let mut err = output::writer(Stream::Stderr);
-                spawn::render_pin_run(&report, run, &mut err).and_then(|()| err.flush())
+                spawn::render_pin_run(&report, run, style.width, &mut err)
+                    .and_then(|()| err.flush())
             }
             Some(run) if !run.launches.is_empty() => {
                 writeln!(out)?;
-                spawn::render_pin_run(&report, run, out)
+                spawn::render_pin_run(&report, run, style.width, out)
             }
             _ => Ok(()),
         }

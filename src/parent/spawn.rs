@@ -26,7 +26,7 @@ use crate::model::{AuditedServer, Report};
 use crate::pin::{self, PinError};
 use crate::reading::expand::Known;
 use crate::render::lock_names::uncovered_groups;
-use crate::render::next_steps::{check_command, rotate_command};
+use crate::render::next_steps::{check_command, push_note, rotate_command};
 use crate::text::display;
 use crate::text::quote::{quote, quote_exact};
 
@@ -189,7 +189,12 @@ pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) ->
 /// the lock it went into with the `lock rotate` and `check` lines still to run, or
 /// why it failed. Every line pastes inertly or runs exactly what it says: prose is
 /// a `#` line whose config-derived words are quoted.
-pub fn render_pin_run(report: &Report, run: &PinRun, out: &mut dyn Write) -> io::Result<()> {
+pub fn render_pin_run(
+    report: &Report,
+    run: &PinRun,
+    width: usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if run.launches.is_empty() {
         return Ok(());
     }
@@ -198,31 +203,40 @@ pub fn render_pin_run(report: &Report, run: &PinRun, out: &mut dyn Write) -> io:
         .iter()
         .filter(|l| matches!(l.result, LaunchResult::Pinned { .. }))
         .count();
-    writeln!(
-        out,
-        "doctor --pin — pinned {pinned} of {} launch(es) into unapproved locks in the current directory:",
-        run.launches.len()
-    )?;
+    let mut buf = String::new();
+    push_note(
+        &mut buf,
+        width,
+        &format!(
+            "doctor --pin pinned {pinned} of {} launches into unapproved locks in the current directory:",
+            run.launches.len()
+        ),
+    );
+    out.write_all(buf.trim_start().as_bytes())?;
     for launch in &run.launches {
         for server in launch.servers.iter().filter_map(|&i| report.servers.get(i)) {
             writeln!(out, "  # {}", quote(&display(&server.target)))?;
         }
         match &launch.result {
             LaunchResult::Pinned { unset } => {
-                writeln!(
+                note(
                     out,
-                    "  #   pinned into {}, unapproved: review it, approve it, then check it (and commit it)",
-                    quote(&launch.lock)
+                    width,
+                    &format!(
+                        "pinned into {}, unapproved: review it, approve it, then check it and commit it",
+                        launch.lock
+                    ),
                 )?;
                 if !unset.is_empty() {
-                    let names: Vec<String> = unset
-                        .iter()
-                        .map(|n| quote(&display(n)).into_owned())
-                        .collect();
-                    writeln!(
+                    let names: Vec<String> =
+                        unset.iter().map(|n| display(n).into_owned()).collect();
+                    note(
                         out,
-                        "  #   not set here, so the server got what its client gives it without them: {}",
-                        names.join(" ")
+                        width,
+                        &format!(
+                            "not set here, so the server got what its client gives it without them: {}",
+                            names.join(" ")
+                        ),
                     )?;
                 }
                 writeln!(out, "  {}", rotate_command(&launch.lock))?;
@@ -231,11 +245,19 @@ pub fn render_pin_run(report: &Report, run: &PinRun, out: &mut dyn Write) -> io:
                 }
             }
             LaunchResult::Failed(why) => {
-                writeln!(out, "  #   not pinned: {}", quote(&display(why)))?;
+                note(out, width, &format!("not pinned: {}", display(why)))?;
             }
         }
     }
     Ok(())
+}
+
+/// One prose line of the block: a comment whose text is one quoted word, inert
+/// when pasted ([`push_note`]).
+fn note(out: &mut dyn Write, width: usize, text: &str) -> io::Result<()> {
+    let mut buf = String::new();
+    push_note(&mut buf, width, text);
+    out.write_all(buf.as_bytes())
 }
 
 /// Capture one launch as its client would start it and write its lock

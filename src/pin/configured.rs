@@ -25,6 +25,24 @@
 //!   derived from the header name (`Authorization: ${AUTHORIZATION}`), which the
 //!   user exports with the value the config gives the header. A header whose name
 //!   is not an HTTP token is not printed and is counted.
+//! * A placeholder is always named `MCP_HEADER_<NAME>` ([`HEADER_PLACEHOLDER_PREFIX`]):
+//!   a bare `${AUTHORIZATION}`, `${PATH}` or `${GITHUB_TOKEN}` would be a variable
+//!   the user's shell may already hold, and `pin` would send *that* value (the
+//!   user's own PATH or token) to the server in place of the config's.
+//! * A reference is printed only where the client expands it: a `${NAME}` that the
+//!   client sends literally (VS Code's reader keeps `${NAME}`; only `${env:NAME}`
+//!   is a reference there) would make `pin` send the caller's `NAME` instead of the
+//!   literal text, so such a value is withheld like a credential.
+//! * A name that decides what a shell, the dynamic loader, an interpreter, git, TLS
+//!   or a proxy runs or trusts, or that configures mcp-warden itself
+//!   ([`is_execution_control`]: `PATH`, `LD_PRELOAD`, `BASH_ENV`, `NODE_OPTIONS`,
+//!   `XDG_CONFIG_HOME`, `HTTPS_PROXY`, …) is never a variable a printed line asks
+//!   the user to export: exporting a config's value of it into an interactive shell
+//!   (or setting it in a CI step) changes what every later command runs, the
+//!   `mcp-warden` of the next line included. Such an env key is left out of the
+//!   line and listed ([`PinEnv::withheld`]); a header that references one keeps the
+//!   reference (`pin` reads the caller's own value, as the client does) but it is
+//!   not among the variables to export ([`PinHeader::variables`]).
 
 use std::collections::HashSet;
 
@@ -41,6 +59,120 @@ pub fn is_plain_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Names (compared case-insensitively: zsh ties `path` to `PATH`) that decide what
+/// runs or what is trusted once exported: shells, the loader, interpreters, git,
+/// TLS trust, proxies, the CI runner's files, and mcp-warden's own settings.
+const EXECUTION_CONTROL_NAMES: &[&str] = &[
+    "PATH",
+    "HOME",
+    "IFS",
+    "ENV",
+    "BASH_ENV",
+    "SHELL",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "CDPATH",
+    "FPATH",
+    "MANPATH",
+    "MODULE_PATH",
+    "GLOBIGNORE",
+    "ZDOTDIR",
+    "HISTFILE",
+    "PROMPT",
+    "PROMPT_COMMAND",
+    "RPROMPT",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS3",
+    "PS4",
+    "TERM",
+    "TERMINFO",
+    "USER",
+    "LOGNAME",
+    "TMPDIR",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "BROWSER",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "SSH_AUTH_SOCK",
+    "GCONV_PATH",
+    "GLIBC_TUNABLES",
+    "HOSTALIASES",
+    "LOCPATH",
+    "NLSPATH",
+    "RESOLV_HOST_CONF",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONUSERBASE",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "NODE_EXTRA_CA_CERTS",
+    "NPM_CONFIG_PREFIX",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "GEM_HOME",
+    "GEM_PATH",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "CLASSPATH",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CURL_CA_BUNDLE",
+    "REQUESTS_CA_BUNDLE",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_WORKSPACE",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "COLUMNS",
+];
+
+/// Prefixes (case-insensitive) of such names.
+const EXECUTION_CONTROL_PREFIXES: &[&str] = &[
+    "LD_",
+    "DYLD_",
+    "BASH_FUNC_",
+    "GIT_",
+    "XDG_",
+    "WARDEN_",
+    "MCP_WARDEN_",
+    "RUNNER_",
+    "ACTIONS_",
+    "NPM_CONFIG_",
+    "CARGO_",
+    "RUSTUP_",
+    "PIP_",
+    "UV_",
+];
+
+/// Whether exporting `name` (with a value a config chose) into a shell or a CI step
+/// would change what later commands run or trust: the loader (`LD_PRELOAD`), the
+/// shell (`PATH`, `BASH_ENV`, `IFS`, `PROMPT_COMMAND`), an interpreter
+/// (`NODE_OPTIONS`, `PYTHONPATH`), git, TLS trust, a proxy (`*_PROXY`), the runner's
+/// files (`GITHUB_ENV`) or mcp-warden's own configuration (`XDG_CONFIG_HOME` decides
+/// which suppression file it reads, `WARDEN_APPROVER` whose approval `pin` records).
+pub fn is_execution_control(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    EXECUTION_CONTROL_NAMES.contains(&upper.as_str())
+        || EXECUTION_CONTROL_PREFIXES
+            .iter()
+            .any(|p| upper.starts_with(p))
+        || upper.ends_with("_PROXY")
+        || upper == "PROXY"
 }
 
 /// Whether `name` is an HTTP header name (`pin --header` accepts only these).
@@ -185,6 +317,9 @@ pub struct PinEnv {
     pub names: Vec<String>,
     /// Keys that are not plain variable names: not passed, not printed.
     pub unnamed: usize,
+    /// Plain names that control execution ([`is_execution_control`]): not passed,
+    /// listed so the user knows the pin runs without the config's value of them.
+    pub withheld: Vec<String>,
 }
 
 /// The `--env` names of a stdio server (empty for a remote one).
@@ -193,6 +328,10 @@ pub fn pin_env(spec: &ServerSpec) -> PinEnv {
     for (k, _) in spec.env() {
         if !is_plain_name(k) {
             out.unnamed += 1;
+        } else if is_execution_control(k) {
+            if !out.withheld.iter().any(|n| n == k) {
+                out.withheld.push(k.clone());
+            }
         } else if !out.names.iter().any(|n| n == k) {
             out.names.push(k.clone());
         }
@@ -205,7 +344,9 @@ pub fn pin_env(spec: &ServerSpec) -> PinEnv {
 pub struct PinHeader {
     /// `Name: value` in `pin`'s syntax, with no credential in it.
     pub text: String,
-    /// The variables `pin` expands in it: each must be exported first.
+    /// The variables `pin` expands in it that the user exports first (a reference to
+    /// an [`is_execution_control`] name is expanded from the caller's own value, as
+    /// the client does, and is not listed).
     pub variables: Vec<String>,
     /// The value was withheld: its one variable is a placeholder to export with the
     /// value the config gives the header.
@@ -304,10 +445,16 @@ fn only_plain_words(literal: &str) -> bool {
         && literal.is_ascii()
 }
 
-/// The placeholder variable for a withheld header: its name upper-cased, each run
-/// of other characters made `_` (`X-Api-Key` → `X_API_KEY`), distinct from `taken`.
+/// What every placeholder variable starts with: a namespace no shell, loader or
+/// tool sets, so an unexported placeholder fails `pin` instead of sending a value
+/// the user's environment happens to hold.
+pub const HEADER_PLACEHOLDER_PREFIX: &str = "MCP_HEADER_";
+
+/// The placeholder variable for a withheld header: [`HEADER_PLACEHOLDER_PREFIX`],
+/// then its name upper-cased with each run of other characters made `_`
+/// (`X-Api-Key` → `MCP_HEADER_X_API_KEY`), distinct from `taken`.
 fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
-    let mut base = String::new();
+    let mut base = String::from(HEADER_PLACEHOLDER_PREFIX);
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
             base.push(c.to_ascii_uppercase());
@@ -315,12 +462,7 @@ fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
             base.push('_');
         }
     }
-    let base = base.trim_matches('_').to_string();
-    let base = if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("HEADER_{base}")
-    } else {
-        base
-    };
+    let base = base.trim_end_matches('_').to_string();
     let mut candidate = base.clone();
     let mut i = 2u32;
     while taken.contains(&candidate) {
@@ -328,6 +470,25 @@ fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
         i = i.saturating_add(1);
     }
     candidate
+}
+
+/// Marks around a reference the client expands, while a header value is rewritten
+/// (private-use characters; a written value holding one is withheld).
+const REFERENCE_OPEN: char = '\u{F8F0}';
+const REFERENCE_CLOSE: char = '\u{F8F1}';
+
+/// `expanded` (references marked) in `pin`'s syntax, or `None` when it keeps a `$`
+/// the client sends literally, which `pin` would expand instead (VS Code sends
+/// `${NAME}` as written: printed as is, the line would send the caller's `NAME`).
+fn in_pins_syntax(expanded: &str) -> Option<String> {
+    if expanded.contains('$') {
+        return None;
+    }
+    Some(
+        expanded
+            .replace(REFERENCE_OPEN, "${")
+            .replace(REFERENCE_CLOSE, "}"),
+    )
 }
 
 /// A header value that prints as it is: its variables and its text.
@@ -339,8 +500,9 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
         return PinHeaders::default();
     };
     let reader = reader_of(spec);
-    // Every variable reference, in the client's syntax, rewritten as `${NAME}`.
-    let as_reference = |name: &str| Some(format!("${{{name}}}"));
+    // Every variable reference, in the client's syntax, marked; the marks become
+    // `${NAME}` once every `$` the client keeps literally has been ruled out.
+    let as_reference = |name: &str| Some(format!("{REFERENCE_OPEN}{name}{REFERENCE_CLOSE}"));
     let known = Known::default();
     let declared = &spec.declared.headers;
     let mut taken: HashSet<String> = HashSet::new();
@@ -356,17 +518,18 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
             continue;
         }
         let value = match reader {
-            Some(r) if !built_by_codex(reader, i, declared.len()) => expand_with(
+            Some(r) if !built_by_codex(reader, i, declared.len()) => in_pins_syntax(&expand_with(
                 r,
                 UnsetEnv::Literal,
                 Field::HeaderValue,
                 written,
                 &known,
                 &as_reference,
-            ),
-            _ => written.to_string(),
+            ))
+            .filter(|_| !written.contains([REFERENCE_OPEN, REFERENCE_CLOSE])),
+            _ => Some(written.to_string()),
         };
-        let value = value.trim_start();
+        let value = value.as_deref().unwrap_or("$").trim_start();
         let parsed = references(value)
             .filter(|(_, literal)| literal_is_harmless(name, literal))
             .filter(|_| !value.contains(['\r', '\n', '\0']));
@@ -382,7 +545,10 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
         out.headers.push(match parsed {
             Some((variables, value)) => PinHeader {
                 text: format!("{name}: {value}"),
-                variables,
+                variables: variables
+                    .into_iter()
+                    .filter(|v| !is_execution_control(v))
+                    .collect(),
                 withheld: false,
             },
             None => {
@@ -447,11 +613,11 @@ mod tests {
                 "X-Api-Key: ${FM_KEY}",
                 "Authorization: Bearer ${TOKEN}",
                 "X-Trace: on",
-                "Cookie: ${COOKIE}",
-                "Authorization2: ${AUTHORIZATION2}",
-                "X-Plain: ${X_PLAIN}",
-                "X-Dollar: ${X_DOLLAR}",
-                "X-Other: ${X_OTHER}",
+                "Cookie: ${MCP_HEADER_COOKIE}",
+                "Authorization2: ${MCP_HEADER_AUTHORIZATION2}",
+                "X-Plain: ${MCP_HEADER_X_PLAIN}",
+                "X-Dollar: ${MCP_HEADER_X_DOLLAR}",
+                "X-Other: ${MCP_HEADER_X_OTHER}",
                 "Accept-Language: en-US,en;q=0.9",
             ]
         );
@@ -461,9 +627,18 @@ mod tests {
         // A placeholder never takes a name a reference already uses.
         let spec = remote(
             Reader::ClaudeCode,
-            &[("X-Key", "${X_KEY_X}"), ("X-Key-X", "literal-secret-value")],
+            &[
+                ("X-Key", "${MCP_HEADER_X_KEY_X}"),
+                ("X-Key-X", "literal-secret-value"),
+            ],
         );
-        assert_eq!(texts(&spec), ["X-Key: ${X_KEY_X}", "X-Key-X: ${X_KEY_X_2}"]);
+        assert_eq!(
+            texts(&spec),
+            [
+                "X-Key: ${MCP_HEADER_X_KEY_X}",
+                "X-Key-X: ${MCP_HEADER_X_KEY_X_2}"
+            ]
+        );
         // Names that are not HTTP tokens are dropped and counted.
         let spec = remote(Reader::ClaudeCode, &[("A B", "x"), ("X\n", "y")]);
         let h = pin_headers(&spec);

@@ -27,6 +27,9 @@ use crate::render::{flush_if_full, Targets, FLUSH_AT};
 use crate::rules::{RuleId, Severity};
 use crate::text::display;
 
+/// Longest rescan line printed whole: far above any line `rescan_line` builds.
+const RESCAN_CAP: usize = 16_384;
+
 /// How the human report is drawn. The caller decides (see [`crate::render::style`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextStyle {
@@ -370,7 +373,9 @@ pub fn render_summary(
             lines.finish();
             if let Some(command) = &problem.rescan {
                 buf.push_str(COMMAND_INDENT);
-                buf.push_str(&display(command));
+                // Built to paste exactly (nothing to neutralise or mask): never cut,
+                // a truncated path scans another file or none.
+                buf.push_str(&crate::text::safe_text_capped(command, RESCAN_CAP));
                 buf.push('\n');
             }
             flush_if_full(&mut buf, out)?;

@@ -134,6 +134,8 @@ struct Launch<'a> {
     headers: Vec<PinHeader>,
     /// Env or header names that are not plain names: not printed, not passed.
     unnamed: usize,
+    /// Env names that control execution: not passed, listed in a note.
+    withheld_env: Vec<String>,
 }
 
 impl Launch<'_> {
@@ -169,6 +171,7 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
             env: Vec::new(),
             headers: headers.headers,
             unnamed: headers.unnamed,
+            withheld_env: Vec::new(),
         };
     }
     let env = pin_env(spec);
@@ -187,6 +190,7 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
         env: env.names,
         headers: Vec::new(),
         unnamed: env.unnamed,
+        withheld_env: env.withheld,
     }
 }
 
@@ -411,6 +415,15 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         buf.push_str(": a variable of this server is named like the step's own MCP_WARDEN_ variables; rename it in the config first.\n");
         return;
     }
+    if let Some((a, b)) = secret_collision(launch) {
+        buf.push_str("      # No step for ");
+        buf.push_str(lock);
+        buf.push_str(&format!(
+            ": the variables {a} and {b} would both come from the repository secret {}, and GitHub secret names ignore case; rename one in the config first.\n",
+            secret_name(a)
+        ));
+        return;
+    }
     if launch
         .words
         .iter()
@@ -471,6 +484,22 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
     buf.push('\n');
 }
 
+/// Two distinct variables of `launch` whose repository secrets are one secret:
+/// GitHub compares secret names case-insensitively (`API_TOKEN` and `api_token`),
+/// and `GITHUB_X` is read from `MCP_GITHUB_X`, which another variable may be named.
+fn secret_collision<'l>(launch: &'l Launch<'_>) -> Option<(&'l str, &'l str)> {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for v in launch.variables() {
+        let secret = secret_name(v).to_ascii_uppercase();
+        match seen.iter().find(|(_, s)| *s == secret) {
+            Some((other, _)) if *other != v => return Some((other, v)),
+            Some(_) => {}
+            None => seen.push((v, secret)),
+        }
+    }
+    None
+}
+
 /// A plain variable name as a YAML mapping key: quoted when YAML would read the
 /// bare word as something other than a string (`on`, `yes`, `null`, …).
 fn yaml_key(name: &str) -> Cow<'_, str> {
@@ -497,22 +526,33 @@ fn group_approval(report: &Report, group: &LockGroup<'_>) -> Approval {
 }
 
 /// The note on variables, printed once when any line names one.
-pub const VARIABLES_NOTE: &str = "  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)\n";
+pub const VARIABLES_NOTE: &str = "env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${NAME} in a --header, set to the value the config gives the server, and pin and check stop with an error naming any that is unset";
 
 /// The note on withheld headers.
-pub const WITHHELD_HEADER_NOTE: &str = "  (a header whose value holds a credential is printed as --header 'Name: ${NAME}': export NAME as that header's whole value from the config)\n";
+pub const WITHHELD_HEADER_NOTE: &str = "a header whose value holds a credential (or a $ its client sends literally) is printed as --header \"Name: ${MCP_HEADER_NAME}\": export MCP_HEADER_NAME as the whole value the config gives that header";
+
+/// A prose line inside a block the user copies: `# ` and the text as one quoted
+/// word, so that pasting it runs nothing. Unquoted, `(text; more)` is a subshell in
+/// bash and zsh and a command substitution in fish, `;` and `|` end a command, and
+/// in an interactive zsh (no `INTERACTIVE_COMMENTS`) even a `#` line is a command.
+/// Filled into `width` columns as several such lines, each its own quoted word: a
+/// quoted word continued onto the next line would make that line part of a
+/// command.
+pub fn push_note(buf: &mut String, width: usize, text: &str) {
+    // `  # '` before and `'` after each piece.
+    let room = width.saturating_sub(6).max(14);
+    for piece in wrapped(text, Breaks::Words, room, "", "").lines() {
+        buf.push_str("  # ");
+        buf.push_str(&quote(piece));
+        buf.push('\n');
+    }
+}
 
 /// A line of the block's own prose (never config text), filled into `width`
 /// columns at spaces: `first` before it, `rest` before each following line. The
 /// lines to paste (targets, pin, rotate, the workflow) are never wrapped.
 fn push_prose(buf: &mut String, width: usize, first: &str, rest: &str, text: &str) {
     buf.push_str(&wrapped(text, Breaks::Words, width, first, rest));
-}
-
-/// [`push_prose`] of a note, `  (…)` with its following lines under the text.
-fn push_note(buf: &mut String, width: usize, note: &str) {
-    let text = note.trim_start_matches(' ').trim_end_matches('\n');
-    push_prose(buf, width, "  ", "   ", text);
 }
 
 /// The Next steps block for every uncovered server, in report order, one pin line
@@ -528,14 +568,25 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
     }
     let servers: usize = groups.iter().map(|g| g.servers.len()).sum();
     let mut buf = String::with_capacity(2 * FLUSH_AT);
+    // No `(s)` plurals: pasted into fish, `server(s)` substitutes the output of a
+    // command named `s`. The heading is prose above lines people copy as a block.
+    let have = if servers == 1 {
+        "1 server has".to_string()
+    } else {
+        format!("{servers} servers have")
+    };
     let heading = if servers == groups.len() {
         format!(
-            "Next steps — {servers} server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:",
+            "Next steps — {have} no warden.lock. Pin each once, commit the lock, then wire the check into CI:",
         )
     } else {
+        let launches = if groups.len() == 1 {
+            "1 launch".to_string()
+        } else {
+            format!("{} launches", groups.len())
+        };
         format!(
-            "Next steps — {servers} server(s) have no warden.lock; {} launch(es) among them. Pin each launch once (its pin line follows the targets it covers), commit the lock, then wire the check into CI:",
-            groups.len()
+            "Next steps — {have} no warden.lock; {launches} among them. Pin each launch once (its pin line follows the targets it covers), commit the lock, then wire the check into CI:",
         )
     };
     push_prose(&mut buf, width, "", "  ", &heading);
@@ -567,10 +618,7 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         flush_if_full(&mut buf, out)?;
     }
     if any_after_review {
-        push_note(
-            &mut buf,
-            width,
-            "(servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line)",
+        push_note(&mut buf, width, "servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line",
         );
     }
     if launches.iter().any(|l| l.variables().next().is_some()) {
@@ -584,11 +632,27 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
     }
     let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
     if unnamed > 0 {
-        push_note(
-            &mut buf,
-            width,
-            &format!("({unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them)"),
-        );
+        push_note(&mut buf, width, &format!(
+            "{unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them"
+        ));
+    }
+    let mut withheld: Vec<&str> = Vec::new();
+    for name in launches.iter().flat_map(|l| &l.withheld_env) {
+        if !withheld.contains(&name.as_str()) {
+            withheld.push(name);
+        }
+    }
+    if !withheld.is_empty() {
+        const LISTED: usize = 12;
+        let more = withheld.len().saturating_sub(LISTED);
+        withheld.truncate(LISTED);
+        let mut names = withheld.join(" ");
+        if more > 0 {
+            names.push_str(&format!(" and {more} more"));
+        }
+        push_note(&mut buf, width, &format!(
+            "not passed: {names} - each decides what a shell, the loader or an interpreter runs or trusts, so these lines never ask you to export the value a config gives it, and such a server is pinned without it",
+        ));
     }
     buf.push('\n');
     push_prose(
@@ -596,7 +660,7 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         width,
         "",
         "  ",
-        &format!("Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as {WORKFLOW_PATH}:"),
+        &format!("Then in CI, one check step per lock, each variable a line needs read from the repository secret of that name, with MCP_ before names that start with GITHUB_, e.g. as {WORKFLOW_PATH}:"),
     );
     push_ci_header(&mut buf);
     for (group, shown) in groups.iter().zip(&launches) {
@@ -728,7 +792,7 @@ pub(crate) mod tests {
         assert_eq!(
             line,
             format!(
-                "mcp-warden pin --url http://mcp.example.com/sse --header 'Authorization: ${{AUTHORIZATION}}' {}",
+                "mcp-warden pin --url http://mcp.example.com/sse --header 'Authorization: ${{MCP_HEADER_AUTHORIZATION}}' {}",
                 tail("remote")
             )
         );
@@ -1061,16 +1125,16 @@ pub(crate) mod tests {
         let text = render_to_string(&hostile_report());
         let v = format!("={VERSION}");
         let expected = format!("\
-Next steps — 3 server(s) have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
+Next steps — 3 servers have no warden.lock. Pin each once, commit the lock, then wire the check into CI:
   # '~/.cursor/mcp.json#gh'
   mcp-warden pin npx -y @modelcontextprotocol/server-github --env GITHUB_TOKEN --approve --approver you@example.com --lock gh.warden.lock
   # '~/.cursor/mcp.json#x; touch pwned > out'
   mcp-warden pin --approve --approver you@example.com --lock evil.warden.lock -- srv --json 'a: b #c' \"'\"'q'\"'\"
   # '~/.cursor/mcp.json#remote'
   mcp-warden pin --url https://h.example.com/mcp --approve --approver you@example.com --lock remote.warden.lock
-  (env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${{NAME}} in a --header, set to the value the server's config gives it; pin and check stop with an error naming any that is unset)
+  # 'env values and credentials are never printed: before running these lines, export each variable a line passes with --env or references as ${{NAME}} in a --header, set to the value the config gives the server, and pin and check stop with an error naming any that is unset'
 
-Then in CI (one check step per lock; each variable a line needs comes from the repository secret of that name, MCP_ before names starting GITHUB_), e.g. as .github/workflows/mcp-warden.yml:
+Then in CI, one check step per lock, each variable a line needs read from the repository secret of that name, with MCP_ before names that start with GITHUB_, e.g. as .github/workflows/mcp-warden.yml:
 # .github/workflows/mcp-warden.yml
 name: mcp-warden
 on: [push, pull_request]
@@ -1377,9 +1441,7 @@ jobs:
         let text = render_to_string(&r);
         assert_eq!(text.matches("mcp-warden pin ").count(), 1, "{text}");
         assert!(
-            text.starts_with(
-                "Next steps — 9 server(s) have no warden.lock; 1 launch(es) among them."
-            ),
+            text.starts_with("Next steps — 9 servers have no warden.lock; 1 launch among them."),
             "{text}"
         );
         let lines: Vec<&str> = text.lines().collect();
@@ -1434,7 +1496,7 @@ jobs:
             assert!(!text.contains(hostile), "{hostile}: {text}");
         }
         assert!(
-            text.contains("(5 env or header name(s) are not plain names"),
+            text.contains("  # '5 env or header name(s) are not plain names"),
             "{text}"
         );
         let wf = workflow(&text);
@@ -1455,15 +1517,16 @@ jobs:
     fn headers_reach_ci_through_env_with_their_variables_from_secrets() {
         let mut s = server("api", Coverage::None);
         s.spec = remote("https://h.example.com/mcp").with_headers(vec![
-            ("X-Api-Key".into(), "${FM_KEY}".into()),
+            ("X-Api-Key".into(), "${env:FM_KEY}".into()),
             ("Authorization".into(), format!("Bearer {GHP_ENG}")),
         ]);
+        s.spec.origin.readers = crate::reading::Readers::of(&[crate::reading::Reader::VsCode]);
         let mut r = report(vec![s]);
         assign_lock_names(&mut r, &|_| false);
         let text = render_to_string(&r);
         assert!(!text.contains(GHP_ENG), "{text}");
         assert!(
-            text.contains("  mcp-warden pin --url https://h.example.com/mcp --header 'X-Api-Key: ${FM_KEY}' --header 'Authorization: ${AUTHORIZATION}' --approve"),
+            text.contains("  mcp-warden pin --url https://h.example.com/mcp --header 'X-Api-Key: ${FM_KEY}' --header 'Authorization: ${MCP_HEADER_AUTHORIZATION}' --approve"),
             "{text}"
         );
         assert!(text.contains(WITHHELD_HEADER_NOTE), "{text}");
@@ -1474,8 +1537,8 @@ jobs:
             Some("${{ secrets.FM_KEY }}")
         );
         assert_eq!(
-            step["env"]["AUTHORIZATION"].as_str(),
-            Some("${{ secrets.AUTHORIZATION }}")
+            step["env"]["MCP_HEADER_AUTHORIZATION"].as_str(),
+            Some("${{ secrets.MCP_HEADER_AUTHORIZATION }}")
         );
         assert_eq!(
             step["env"]["MCP_WARDEN_HEADER_0"].as_str(),

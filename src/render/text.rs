@@ -515,7 +515,7 @@ Posture findings — 5 at 2 server(s)
 │           evidence: mcp.example.com
 │           fix: Add an Authorization header that references a secret (${TOKEN}), or record why it is public.
 
-Next steps — 3 server(s) have no warden.lock.";
+Next steps — 3 servers have no warden.lock.";
         assert!(text.starts_with(expected), "got:\n{text}");
         assert!(text.ends_with(
             "          mcp-warden check --url http://mcp.example.com/sse --lock remote.warden.lock

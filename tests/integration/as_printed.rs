@@ -246,18 +246,18 @@ fn a_header_value_that_holds_a_credential_is_a_placeholder_that_works_once_expor
     let lines = printed_lines(&run.stdout);
     let pin = lines.first().expect("a pin line");
     assert!(
-        pin.contains("--header 'Authorization: ${AUTHORIZATION}'"),
+        pin.contains("--header 'Authorization: ${MCP_HEADER_AUTHORIZATION}'"),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout
-            .contains("export NAME as that header's whole value"),
+            .contains("export MCP_HEADER_NAME as the whole value the config gives that header"),
         "{}",
         run.stdout
     );
     let value = format!("Bearer {literal}");
-    let vars = [("AUTHORIZATION", value.as_str())];
+    let vars = [("MCP_HEADER_AUTHORIZATION", value.as_str())];
     for line in &lines {
         let r = bash(&env, &env.work(), line, &vars);
         assert_eq!(r.code, 0, "{line}\n{}", r.stderr);

@@ -23,6 +23,7 @@ mod locations;
 mod locks;
 mod output;
 mod paste;
+mod paste_review;
 mod pin;
 mod report_review;
 mod roundtrip;

@@ -134,9 +134,9 @@ fn pin_yes_writes_an_unapproved_lock_that_the_next_run_reports() {
     // after pinning (the lock is there, unapproved), with no Next steps block asking
     // to pin what was just pinned.
     let block = format!(
-        "doctor --pin — pinned 1 of 1 launch(es) into unapproved locks in the current directory:
+        "# 'doctor --pin pinned 1 of 1 launches into unapproved locks in the current directory:'
   # '{c}#clean'
-  #   pinned into clean.warden.lock, unapproved: review it, approve it, then check it (and commit it)
+  # 'pinned into clean.warden.lock, unapproved: review it, approve it, then check it and commit it'
   mcp-warden lock rotate clean.warden.lock --approver you@example.com
   mcp-warden check --lock clean.warden.lock python3 {} {}
 ",
@@ -218,18 +218,18 @@ fn capture_failure_is_exit_two_and_writes_nothing() {
     run.expect_code(2);
     assert!(
         run.stdout
-            .contains("doctor --pin — pinned 0 of 1 launch(es)"),
+            .contains("# 'doctor --pin pinned 0 of 1 launches"),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("  #   not pinned: 'capture failed: "),
+        run.stdout.contains("  # 'not pinned: capture failed: "),
         "{}",
         run.stdout
     );
     // The server is still uncovered: its pin line is still printed, for the user.
     assert!(
-        run.stdout.contains("Next steps — 1 server(s)"),
+        run.stdout.contains("Next steps — 1 server has no warden.lock"),
         "{}",
         run.stdout
     );
