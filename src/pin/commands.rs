@@ -266,12 +266,16 @@ fn endpoint(args: &PinArgs) -> Result<(Endpoint, Limits), String> {
 fn passed_env(names: &[String]) -> Result<Vec<(String, String)>, String> {
     let mut env: Vec<(String, String)> = Vec::with_capacity(names.len());
     for name in names {
-        let valid = !name.is_empty()
-            && !name.contains('=')
-            && !name.contains('\0')
-            && !name.starts_with(|c: char| c.is_ascii_digit());
+        // A shell variable name, the only kind doctor prints and a shell can export
+        // (`BASH_FUNC_x%%`, `A B` or `-x` would pass an inherited value no line
+        // asked for).
+        let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
-            return Err(format!("--env {}: not a variable name", safe_text(name)));
+            return Err(format!(
+                "--env {}: not a variable name (letters, digits and _, not starting with a digit)",
+                safe_text(name)
+            ));
         }
         // Worded without `NAME: …`, which the redactor would read as a credential
         // pair and mask: the message must name the variable.
@@ -650,6 +654,17 @@ mod tests {
 
     fn w(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn env_names_must_be_shell_variable_names() {
+        for bad in ["", "1X", "A B", "-x", "BASH_FUNC_x%%", "A=B", "A\0B", "Ä"] {
+            let err = passed_env(&[bad.to_string()]).expect_err(bad);
+            assert!(err.contains("not a variable name"), "{bad:?}: {err}");
+        }
+        assert!(passed_env(&["MCPW_SURELY_UNSET_VARIABLE_X".to_string()])
+            .expect_err("unset")
+            .contains("is not set"));
     }
 
     #[test]

@@ -229,7 +229,8 @@ fn capture_failure_is_exit_two_and_writes_nothing() {
     );
     // The server is still uncovered: its pin line is still printed, for the user.
     assert!(
-        run.stdout.contains("Next steps — 1 server has no warden.lock"),
+        run.stdout
+            .contains("Next steps — 1 server has no warden.lock"),
         "{}",
         run.stdout
     );
