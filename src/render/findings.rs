@@ -299,18 +299,17 @@ fn push_finding(buf: &mut String, style: TextStyle, f: &Finding, line: Option<u3
     let evidence = display(&f.snippet);
     if !evidence.is_empty() && evidence != name {
         let mut lines = Lines::new(buf, width, rest, rest, color);
-        lines
-            .push("", "evidence:", Breaks::None, "")
-            .push(" ", &evidence, Breaks::Words, "");
+        // One piece with its label: the label never stands alone on a line with its
+        // text below it.
+        lines.push("", &format!("evidence: {evidence}"), Breaks::Words, "");
         lines.finish();
     }
 
     let mut lines = Lines::new(buf, width, rest, rest, color);
-    lines.push("", "fix:", Breaks::None, "");
     match &f.fix {
         // A command is pasted: it is never wrapped, coloured or prefixed.
         Some(command) => {
-            lines.push(" ", "run", Breaks::None, "");
+            lines.push("", "fix: run", Breaks::Words, "");
             lines.finish();
             buf.push_str(COMMAND_INDENT);
             buf.push_str(&display(command));
@@ -319,7 +318,7 @@ fn push_finding(buf: &mut String, style: TextStyle, f: &Finding, line: Option<u3
         // The rule's advice: the project's own text, longer than a config value's cap.
         None => {
             let advice = crate::text::redact::display_capped(f.fix_line(), ADVICE_CAP);
-            lines.push(" ", &advice, Breaks::Words, "");
+            lines.push("", &format!("fix: {advice}"), Breaks::Words, "");
             lines.finish();
         }
     }
