@@ -218,7 +218,10 @@ pub fn render_findings(
                 lines.finish();
                 let name = display(&server.name);
                 for f in findings {
-                    push_finding(&mut buf, style, f, f.at.map(|at| at.line), &name);
+                    // The line of the value a finding names; a finding about the whole
+                    // entry is at the heading's line already.
+                    let line = f.field.as_ref().and(f.at).map(|at| at.line);
+                    push_finding(&mut buf, style, f, line, &name);
                 }
             }
             Group::Settings(source, findings) => {
