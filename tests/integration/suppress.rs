@@ -117,6 +117,54 @@ fn xdg_config_home_moves_the_users_file_only_when_absolute() {
 }
 
 #[test]
+fn a_relative_home_never_locates_the_users_file_in_the_checkout() {
+    // `HOME=.` (a misconfigured CI job) with cwd a repository: `~/.config` would be
+    // the repository's own `.config`, so the file there must not be read.
+    for home in [".", "", "./", "work/.."] {
+        let env = Env::new();
+        setup(&env, "work");
+        env.write(
+            "work/.config/mcp-warden/ignore.toml",
+            entry("**", "2999-12-31"),
+        );
+        env.write(
+            "work/../.config/mcp-warden/ignore.toml",
+            entry("**", "2999-12-31"),
+        );
+        let system = env.system_root();
+        let mut cmd = env.command(&[
+            "doctor",
+            "--platform",
+            "linux",
+            "--system-root",
+            system.to_str().expect("utf-8 path"),
+            "--json",
+        ]);
+        cmd.env("HOME", home);
+        let run = crate::util::Run::from(cmd.output().expect("run mcp-warden"));
+        if home.is_empty() {
+            // No home at all: a usage error, nothing read.
+            run.expect_code(2);
+            continue;
+        }
+        run.expect_code(1);
+        assert!(
+            npx_targets(&run)
+                .iter()
+                .any(|t| t.ends_with(".mcp.json#evil")),
+            "HOME={home:?}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("not an absolute path"),
+            "HOME={home:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn a_hostile_repository_cannot_suppress_from_anywhere_in_its_tree() {
     let env = Env::new();
     setup(&env, "work");
