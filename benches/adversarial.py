@@ -408,6 +408,37 @@ def vscode_settings_keys(size):
     return {"home/.config/Code/User/settings.json": dumps(doc)}
 
 
+def values_one_line_args_env(size):
+    # 4,096 args and 4,096 env values per server, all on one line, each a finding:
+    # every finding looks up its value's position among the entry's 8,193 values.
+    def server(items):
+        return {"command": "node", "args": [f"--token={v}" for _, v in items], "env": dict(items)}
+    return list_servers(size, lambda k: (f"K{k}", entropy_token(k)), server)
+
+
+def values_many_small_servers(size):
+    # Up to 20,000 servers of ten high-entropy env values each (up to 200,000
+    # findings), sharing five launches: grouping by server, one lock per launch,
+    # the text report's wrapping, and the summary.
+    count = scaled(size, 19_990)
+    doc = {"mcpServers": {f"srv-{i}": {"command": "node", "args": [f"pkg{i % 5}"],
+                                       "env": {f"K{k}": entropy_token(i * 10 + k, 24) for k in range(10)}}
+                          for i in range(count)}}
+    return cursor(padded(doc, size))
+
+
+def suppress_many_entries(size):
+    # 500 `[[ignore]]` entries for the rule every finding has, none matching, over
+    # findings whose targets are long server names: each finding meets every glob.
+    files = findings_long_name(size)
+    globs = ["**#nomatch-*", "~/.cursor/**/x*#*y", "*#*-*-*-*z", "**/*#**q", "~/.cursor/mcp.json#?-n*m"]
+    entries = "".join(
+        f'[[ignore]]\nrule = "WRD-SEC-ENTROPY"\ntarget = "{globs[i % 5]}{i}"\n'
+        f'reason = "r"\nexpires = "2999-12-31"\n' for i in range(500))
+    files["home/.config/mcp-warden/ignore.toml"] = entries
+    return files
+
+
 SHAPES = [
     ("supply: `=$(` words after an assignment", "supply (fetch-execute)", ["text"], supply_subst_in_stage),
     ("supply: assignments and `\"$(x)\"` in one script", "supply, shell", ["text"], supply_script_subst),
@@ -421,6 +452,11 @@ SHAPES = [
      secrets_env_list),
     ("findings: long server name × many findings", "targets, renderers", ["text", "json", "sarif"],
      findings_long_name),
+    ("values: 4,096 args and env on one line, each a finding", "value positions, renderers",
+     ["text", "json", "sarif"], values_one_line_args_env),
+    ("values: 20,000 servers × 10 findings, 5 launches", "grouping, lock names, text report",
+     ["text", "json"], values_many_small_servers),
+    ("suppress: 500 ignore entries × long targets", "suppressions", ["text"], suppress_many_entries),
     ("refs: nested and repeated references", "refs", ["text"], refs_nesting),
     ("keys: identifiers of thousands of words", "keys, text", ["text"], keys_long_identifiers),
     ("pattern: pin-pattern runs in package specs", "pattern, supply", ["text"], pattern_package_specs),

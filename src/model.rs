@@ -83,7 +83,10 @@ pub struct Origin {
     /// The entry is switched off in the file (Codex `enabled = false`, JSON
     /// `disabled: true`): audited and shown, never counted as running.
     pub disabled: bool,
-    /// Where the entry's values are in its file (shared by the entry's readings);
+    /// Where the entry's values are in its file (shared by the entry's readings),
+    /// sorted by [`LocatedValue::field`] (stably: of two values of one field, the
+    /// first the child sent comes first) so that [`ServerSpec::locate`] is a binary
+    /// search — an entry holds up to 12,288 values and each may have a finding;
     /// `None` when the child sent none (a spec built in a test).
     pub values: Option<std::sync::Arc<[LocatedValue]>>,
 }
@@ -322,7 +325,10 @@ impl ServerSpec {
     /// is the launch's, else the only endpoint field written, else `url`.
     pub fn locate(&self, field: &FieldPath) -> Option<(FieldPath, Position)> {
         let values = self.origin.values.as_deref()?;
-        let found = |f: &FieldPath| values.iter().find(|v| &v.field == f);
+        let found = |f: &FieldPath| {
+            let first = values.partition_point(|v| v.field < *f);
+            values.get(first).filter(|v| v.field == *f)
+        };
         if *field == FieldPath::Url {
             let declared = [
                 (FieldPath::Named("url"), self.declared.url.as_deref()),

@@ -5,7 +5,8 @@
 //!
 //! The file is the user's own: its location is a function of the user's
 //! environment alone ([`user_file`]: `$XDG_CONFIG_HOME` when absolute, else
-//! `~/.config`, on Linux and macOS; `%APPDATA%` on Windows), or the path named with
+//! `~/.config` when the home directory is absolute (a relative `HOME` would resolve
+//! below the directory doctor runs in: no user file then), on Linux and macOS; `%APPDATA%` on Windows), or the path named with
 //! `--ignore-file`. Nothing below the directory doctor runs in, and nothing the scan
 //! discovers, is ever consulted, so a cloned repository cannot silence findings
 //! about its own servers. Below the configuration directory no component may be a
@@ -62,7 +63,9 @@ pub struct UserFile {
 }
 
 /// The user's suppression file on `platform`, from the user's environment only;
-/// `None` on Windows without `%APPDATA%` (never guessed).
+/// `None` on Windows without `%APPDATA%` and elsewhere when the file would be
+/// below a relative home without an absolute `$XDG_CONFIG_HOME` (never guessed,
+/// never resolved against the directory doctor runs in).
 pub fn user_file(
     platform: Platform,
     home: &Path,
@@ -73,7 +76,9 @@ pub fn user_file(
         Platform::Win32 => appdata.filter(|a| a.is_absolute())?.to_path_buf(),
         Platform::Linux | Platform::Darwin => match xdg_config_home.filter(|x| x.is_absolute()) {
             Some(xdg) => xdg.to_path_buf(),
-            None => home.join(".config"),
+            // A relative home is below the directory doctor runs in: never used.
+            None if home.is_absolute() => home.join(".config"),
+            None => return None,
         },
     };
     Some(UserFile {
@@ -278,6 +283,10 @@ fn check(entry: &IgnoreEntry, home: Option<&str>) -> Entry {
     }
 }
 
+/// A target (kept alive while its address is a key) and the index of the first
+/// entry of the finding's rule that matches it.
+type Decided = (std::sync::Arc<str>, Option<usize>);
+
 /// Where the suppression file's own findings go.
 #[derive(Debug, Clone, Copy)]
 pub struct FileAt {
@@ -323,14 +332,28 @@ pub fn apply(
             .iter_mut()
             .flat_map(|s| s.findings.iter_mut())
             .chain(report.setting_findings.iter_mut().map(|f| &mut f.finding));
+        // The first matching entry per (rule, target), decided once: a server's
+        // thousands of findings share one target (one `Arc`), which may be 64 KiB
+        // long, and each of hundreds of globs may have to read all of it. Keyed by
+        // the allocation, not the text, so a finding costs no hash of its target;
+        // the kept clone keeps the address from being reused.
+        let mut decided: std::collections::HashMap<(RuleId, *const u8), Decided> =
+            std::collections::HashMap::new();
         for finding in findings {
             if unsuppressible(finding.rule) || finding.suppressed.is_some() {
                 continue;
             }
-            let hit = live
-                .get(&finding.rule)
-                .and_then(|globs| globs.iter().find(|(glob, _)| glob.matches(&finding.target)));
-            if let Some((_, suppression)) = hit {
+            let Some(globs) = live.get(&finding.rule) else {
+                continue;
+            };
+            let key = (finding.rule, finding.target.as_ptr());
+            let (_, hit) = decided.entry(key).or_insert_with(|| {
+                let first = globs
+                    .iter()
+                    .position(|(glob, _)| glob.matches(&finding.target));
+                (finding.target.clone(), first)
+            });
+            if let Some((_, suppression)) = hit.and_then(|i| globs.get(i)) {
                 finding.suppressed = Some((*suppression).clone());
                 suppressed += 1;
             }
@@ -539,5 +562,73 @@ mod tests {
         let mut e = ok;
         e.shape_error = Some("unknown key".into());
         assert_eq!(field_of(e), None);
+    }
+
+    #[test]
+    fn a_relative_home_has_no_users_file() {
+        for home in [".", "home", "./x/.."] {
+            let at = user_file(Platform::Linux, Path::new(home), None, None);
+            assert_eq!(at, None, "{home}");
+        }
+        // An absolute XDG_CONFIG_HOME does not depend on the home directory.
+        assert_eq!(
+            user_file(Platform::Linux, Path::new("."), Some(Path::new("/x")), None).map(|f| f.path),
+            Some(PathBuf::from("/x/mcp-warden/ignore.toml"))
+        );
+    }
+
+    /// Hundreds of entries over thousands of findings that share long targets
+    /// (the findings of one server): each (rule, target) is matched once, so the
+    /// run ends within a deadline that matching every finding against every glob
+    /// (40,000 × 300 globs over 16 KiB each) does not meet; and the result is the
+    /// first matching entry, as before.
+    #[test]
+    fn findings_sharing_a_target_are_matched_once() {
+        let today = Date::parse("2026-06-01").expect("date");
+        let rule = "WRD-SEC-ENTROPY";
+        let mut entries: Vec<IgnoreEntry> = (0..300)
+            .map(|i| entry(rule, &format!("**#nomatch-*{i}"), "no", "2999-12-31"))
+            .collect();
+        entries.push(entry(rule, "~/.cursor/mcp.json#7-*", "seven", "2999-12-31"));
+        entries.push(entry(rule, "**#7-*", "later", "2999-12-31"));
+        let list = IgnoreList { entries };
+        let mut report = Report::default();
+        for server in 0..10 {
+            let target: std::sync::Arc<str> =
+                format!("~/.cursor/mcp.json#{server}-{}", "n".repeat(16 * 1024)).into();
+            for _ in 0..4000 {
+                report.setting_findings.push(SettingFinding {
+                    source: 0,
+                    line: 1,
+                    column: 1,
+                    finding: Finding::new(
+                        RuleId::SecEntropy,
+                        target.clone(),
+                        "m".into(),
+                        "s".into(),
+                    ),
+                });
+            }
+        }
+        let started = std::time::Instant::now();
+        let n = apply(
+            &mut report,
+            &list,
+            FileAt { source: 0 },
+            "ignore.toml",
+            today,
+            None,
+        );
+        let took = started.elapsed();
+        assert_eq!(n, 4000);
+        let reasons: Vec<Option<&str>> = report
+            .setting_findings
+            .iter()
+            .map(|f| f.finding.suppressed.as_ref().map(|s| s.reason.as_str()))
+            .collect();
+        assert!(reasons[..28_000].iter().all(Option::is_none));
+        assert!(reasons[28_000..32_000].iter().all(|r| *r == Some("seven")));
+        assert!(reasons[32_000..40_000].iter().all(Option::is_none));
+        assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
     }
 }

@@ -47,18 +47,31 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         return 2;
     };
     let platform = args.platform.unwrap_or_else(Platform::host);
-    let home = doctor::absolute(&cwd, &home);
     let env = Environment::read(platform, |name| std::env::var_os(name));
-    // The user's own file, from the user's environment only; never below cwd.
+    // The user's own file, from the user's environment only; never below cwd. It
+    // is located from the home directory as given: a relative one (`HOME=.`) would
+    // put it inside whatever directory doctor runs in, a repository's checkout.
     let ignore = match &args.ignore_file {
         Some(path) => IgnoreChoice::Named(doctor::absolute(&cwd, path)),
-        None => IgnoreChoice::User(crate::suppress::user_file(
-            platform,
-            &home,
-            env.xdg_config_home.as_deref().map(std::path::Path::new),
-            env.appdata.as_deref().map(std::path::Path::new),
-        )),
+        None => {
+            let user = crate::suppress::user_file(
+                platform,
+                &home,
+                env.xdg_config_home.as_deref().map(std::path::Path::new),
+                env.appdata.as_deref().map(std::path::Path::new),
+            );
+            if user.is_none() && platform != Platform::Win32 {
+                diag.warning(&format!(
+                    "not reading the user's suppression file: the home directory {} is not an \
+                     absolute path, so the file's place would depend on the directory doctor runs \
+                     in; no suppression applied (name the file with --ignore-file)",
+                    crate::text::redact::display(&home.to_string_lossy())
+                ));
+            }
+            IgnoreChoice::User(user)
+        }
     };
+    let home = doctor::absolute(&cwd, &home);
     let opts = DoctorOptions {
         configs: args.configs.clone(),
         discover: !args.no_discover,

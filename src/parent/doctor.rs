@@ -1555,6 +1555,7 @@ fn key_position(server: &AuditedServer) -> Position {
 /// them: OpenCode's `command` list and `environment`, Codex's `http_headers`,
 /// `env_vars` and `env_http_headers`. A position whose field the body does not
 /// have (validation refuses those) is left out. `None` when there are none.
+/// Sorted by field (see [`crate::model::Origin::values`]).
 pub fn value_index(
     format: FileFormat,
     body: &crate::protocol::ServerBody,
@@ -1660,6 +1661,9 @@ pub fn value_index(
             });
         }
     }
+    // Sorted for `ServerSpec::locate`'s binary search; stable, so a field sent
+    // twice (a forwarded variable named like an env key) resolves as before.
+    out.sort_by(|a, b| a.field.cmp(&b.field));
     Some(out.into())
 }
 
@@ -1788,6 +1792,69 @@ fn io_reason(e: &std::io::Error) -> String {
 mod tests {
     use super::*;
     use crate::protocol::{ServerBody, ServerEntry};
+
+    /// Every value of the largest entries the protocol allows (4,096 args, env
+    /// keys and headers, all on one line), each located as a finding about it is:
+    /// the positions come back right, and 25 such entries (what an 8 MiB file
+    /// holds) are located within a deadline that a scan of the entry's values per
+    /// finding (12,289 × 12,289 comparisons per entry) does not meet.
+    #[test]
+    fn every_value_of_the_largest_entries_is_located_by_search() {
+        use crate::protocol::{FieldRef, ValueAt};
+        const N: usize = crate::protocol::bounds::MAX_ENTRIES_PER_SERVER;
+        let pairs: Vec<(String, String)> = (0..N).map(|i| (format!("K{i}"), "v".into())).collect();
+        let body = ServerBody {
+            command: Some("node".into()),
+            args: (0..N).map(|i| format!("a{i}")).collect(),
+            env: pairs.clone(),
+            headers: pairs.clone(),
+            ..ServerBody::default()
+        };
+        let mut sent = vec![ValueAt {
+            field: FieldRef::Command,
+            line: 1,
+            column: 2,
+        }];
+        let kinds: [fn(u32) -> FieldRef; 3] = [FieldRef::Arg, FieldRef::Env, FieldRef::Header];
+        for kind in kinds {
+            for i in 0..N as u32 {
+                let column = 3 + u32::try_from(sent.len()).unwrap_or(u32::MAX);
+                sent.push(ValueAt {
+                    field: kind(i),
+                    line: 1,
+                    column,
+                });
+            }
+        }
+        let packed = crate::protocol::values::encode(1, 1, &sent);
+        let key_at = Position { line: 1, column: 1 };
+        let mut spec = crate::model::ServerSpec::stdio("node", &[]);
+        let started = std::time::Instant::now();
+        for _ in 0..25 {
+            spec.origin.values = value_index(FileFormat::Json, &body, key_at, &packed);
+            for (n, v) in sent.iter().enumerate() {
+                let i = match v.field {
+                    FieldRef::Arg(i) | FieldRef::Env(i) | FieldRef::Header(i) => i as usize,
+                    _ => 0,
+                };
+                let field = match v.field {
+                    FieldRef::Command => FieldPath::Command,
+                    FieldRef::Arg(_) => FieldPath::Arg(i),
+                    FieldRef::Env(_) => FieldPath::Env(pairs[i].0.clone()),
+                    _ => FieldPath::Header(pairs[i].0.clone()),
+                };
+                let (_, at) = spec
+                    .locate(&field)
+                    .unwrap_or_else(|| panic!("{field:?} not found"));
+                assert_eq!(at.column, v.column, "value {n}: {field:?}");
+            }
+        }
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "locating every value took {took:?}"
+        );
+    }
 
     fn entry(map: ServerMap, name: &str) -> ServerEntry {
         ServerEntry {

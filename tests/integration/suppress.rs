@@ -117,6 +117,54 @@ fn xdg_config_home_moves_the_users_file_only_when_absolute() {
 }
 
 #[test]
+fn a_relative_home_never_locates_the_users_file_in_the_checkout() {
+    // `HOME=.` (a misconfigured CI job) with cwd a repository: `~/.config` would be
+    // the repository's own `.config`, so the file there must not be read.
+    for home in [".", "", "./", "work/.."] {
+        let env = Env::new();
+        setup(&env, "work");
+        env.write(
+            "work/.config/mcp-warden/ignore.toml",
+            entry("**", "2999-12-31"),
+        );
+        env.write(
+            "work/../.config/mcp-warden/ignore.toml",
+            entry("**", "2999-12-31"),
+        );
+        let system = env.system_root();
+        let mut cmd = env.command(&[
+            "doctor",
+            "--platform",
+            "linux",
+            "--system-root",
+            system.to_str().expect("utf-8 path"),
+            "--json",
+        ]);
+        cmd.env("HOME", home);
+        let run = crate::util::Run::from(cmd.output().expect("run mcp-warden"));
+        if home.is_empty() {
+            // No home at all: a usage error, nothing read.
+            run.expect_code(2);
+            continue;
+        }
+        run.expect_code(1);
+        assert!(
+            npx_targets(&run)
+                .iter()
+                .any(|t| t.ends_with(".mcp.json#evil")),
+            "HOME={home:?}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("not an absolute path"),
+            "HOME={home:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn a_hostile_repository_cannot_suppress_from_anywhere_in_its_tree() {
     let env = Env::new();
     setup(&env, "work");
@@ -360,4 +408,82 @@ fn a_users_file_that_is_not_toml_is_unreadable() {
         assert!(npx_targets(&run).contains(&"~/.cursor/mcp.json#tool".to_string()));
         assert!(run.stderr.contains("suppression file"), "{}", run.stderr);
     }
+}
+
+/// `cmd` run to its end within `deadline`, or killed and the test failed: a
+/// suppression file that blocks the open would otherwise hang the suite.
+fn within(mut cmd: std::process::Command, deadline: std::time::Duration) -> crate::util::Run {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            panic!("doctor did not finish within {deadline:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    crate::util::Run::from(child.wait_with_output().expect("output"))
+}
+
+#[test]
+fn a_users_file_that_is_no_regular_file_never_hangs_and_never_passes() {
+    // A FIFO with no writer, a directory, a file over the 1 MiB cap: each is
+    // refused without reading it, nothing is suppressed and the run is not green.
+    let deadline = std::time::Duration::from_secs(30);
+    let place = "home/.config/mcp-warden/ignore.toml";
+    for kind in ["fifo", "directory", "huge"] {
+        let env = Env::new();
+        setup(&env, "work/repo");
+        let path = env.root().join(place);
+        match kind {
+            "fifo" => {
+                env.mkdir("home/.config/mcp-warden");
+                let made = std::process::Command::new("mkfifo")
+                    .arg(&path)
+                    .status()
+                    .expect("mkfifo");
+                assert!(made.success());
+            }
+            "directory" => {
+                env.mkdir(place);
+            }
+            _ => {
+                let mut text = entry("**", "2999-12-31");
+                text.push_str(&"#".repeat(1 << 20));
+                env.write(place, text);
+            }
+        }
+        let run = within(env.doctor_command(&env.work(), &["--json"]), deadline);
+        assert_ne!(run.code, 0, "{kind}: {}", run.stderr);
+        assert!(
+            npx_targets(&run).contains(&"~/.cursor/mcp.json#tool".to_string()),
+            "{kind}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("suppression file"),
+            "{kind}: {}",
+            run.stderr
+        );
+    }
+    // Named with --ignore-file, a FIFO is a usage error, not a hang.
+    let env = Env::new();
+    setup(&env, "work/repo");
+    let fifo = env.root().join("named.fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    let fifo = fifo.to_str().expect("utf-8 path").to_string();
+    let run = within(
+        env.doctor_command(&env.work(), &["--json", "--ignore-file", &fifo]),
+        deadline,
+    );
+    run.expect_code(2);
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
 }
