@@ -51,6 +51,30 @@ pub enum Command {
     /// Lifecycle operations on an existing warden.lock.
     #[command(subcommand)]
     Lock(LockCommand),
+    /// Print a shell completion script to stdout.
+    ///
+    /// bash: `mcp-warden completions bash > ~/.local/share/bash-completion/completions/mcp-warden`;
+    /// zsh: into a directory on `$fpath` as `_mcp-warden`; fish:
+    /// `~/.config/fish/completions/mcp-warden.fish`.
+    Completions(CompletionsArgs),
+    /// Print a man page (roff) to stdout: `mcp-warden man | man -l -`.
+    ///
+    /// Without COMMAND, the page for mcp-warden itself; `mcp-warden man doctor`
+    /// prints mcp-warden-doctor(1).
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// A subcommand (`doctor`, `auth`, `pin`, …); nested ones as `auth-audit`.
+    pub command: Option<String>,
 }
 
 /// Words handed to a command that parses its own argv (`pin`, `check`).

@@ -59,6 +59,8 @@ fn main() -> ExitCode {
             a.note.as_deref(),
             a.json,
         ),
+        Command::Completions(a) => commands::completions(a.shell),
+        Command::Man(a) => commands::man(a.command.as_deref()),
     };
     ExitCode::from(code)
 }

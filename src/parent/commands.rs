@@ -420,3 +420,98 @@ fn home_dir() -> Option<PathBuf> {
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
 }
+
+/// `mcp-warden completions SHELL`: the script clap_complete generates from the
+/// one CLI definition ([`crate::cli::Cli`]).
+pub fn completions(shell: clap_complete::Shell) -> u8 {
+    use clap::CommandFactory;
+    let mut cmd = crate::cli::Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "mcp-warden", &mut script);
+    output::write_text(Stream::Stdout, &String::from_utf8_lossy(&script));
+    0
+}
+
+/// `mcp-warden man [COMMAND]`: the man page clap_mangen generates from the one CLI
+/// definition. `pin` and `check` parse their own argv, so their OPTIONS section is
+/// their help text, built from their option table ([`crate::pin::options`]).
+pub fn man(command: Option<&str>) -> u8 {
+    use clap::CommandFactory;
+    let root = crate::cli::Cli::command();
+    let (page, cmd) = match command {
+        None => ("mcp-warden".to_string(), root),
+        Some(path) => {
+            let mut cmd = root;
+            for part in path.split('-') {
+                match cmd.find_subcommand(part).cloned() {
+                    Some(sub) => cmd = sub,
+                    None => {
+                        output::line(
+                            Stream::Stderr,
+                            &format!(
+                                "error: no man page for {}: name a command ({})",
+                                crate::text::display(path),
+                                man_pages().join(", ")
+                            ),
+                        );
+                        return 2;
+                    }
+                }
+            }
+            (format!("mcp-warden-{path}"), cmd)
+        }
+    };
+    let mut roff = Vec::new();
+    let cmd = cmd.display_name(page.clone());
+    if let Err(e) = clap_mangen::Man::new(cmd)
+        .title(page.to_uppercase())
+        .render(&mut roff)
+    {
+        output::line(
+            Stream::Stderr,
+            &format!("error: cannot render the man page: {e}"),
+        );
+        return 2;
+    }
+    let mut text = String::from_utf8_lossy(&roff).into_owned();
+    let own_options = match command {
+        Some("pin") => Some(crate::pin::options::Which::Pin),
+        Some("check") => Some(crate::pin::options::Which::Check),
+        _ => None,
+    };
+    if let Some(which) = own_options {
+        text.push_str(".SH OPTIONS\n.nf\n");
+        for line in crate::pin::options::help(which).lines() {
+            // roff: a backslash is an escape, and a line starting with `.` or `'`
+            // is a request.
+            let line = line.replace('\\', "\\e");
+            if line.starts_with(['.', '\'']) {
+                text.push_str("\\&");
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text.push_str(".fi\n");
+    }
+    output::write_text(Stream::Stdout, &text);
+    0
+}
+
+/// Every page `mcp-warden man` can print, as its COMMAND argument (`auth-audit`).
+pub fn man_pages() -> Vec<String> {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, prefix: &str, out: &mut Vec<String>) {
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let name = if prefix.is_empty() {
+                sub.get_name().to_string()
+            } else {
+                format!("{prefix}-{}", sub.get_name())
+            };
+            out.push(name.clone());
+            walk(sub, &name, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&crate::cli::Cli::command(), "", &mut out);
+    out
+}

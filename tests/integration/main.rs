@@ -12,6 +12,7 @@ mod approval_hostile;
 mod as_printed;
 mod audit;
 mod clients;
+mod completions;
 mod corpus_clients;
 mod discovery;
 mod discovery_clients;
