@@ -146,8 +146,6 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     let outcome = render::findings::Outcome {
         code: report_code,
         fail_on,
-        pin_follows: false,
-        fail_on_option: true,
     };
     // What --pin did goes after Next steps (what is left to do), before the summary;
     // with --json, stdout carries JSONL alone, so it goes to stderr.
@@ -355,12 +353,7 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         render::jsonl::render(&report, &mut out)
     } else {
         let style = render::text::TextStyle::for_stream(stream, args.color);
-        let outcome = render::findings::Outcome {
-            code,
-            fail_on,
-            pin_follows: false,
-            fail_on_option: true,
-        };
+        let outcome = render::findings::Outcome { code, fail_on };
         render::audit::render(&report, args.configs.len(), style, outcome, &mut out)
     }
     .and_then(|()| out.flush());

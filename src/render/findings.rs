@@ -73,10 +73,6 @@ pub struct Outcome {
     pub code: u8,
     /// `--fail-on`, to explain which findings count.
     pub fail_on: Option<Severity>,
-    /// `doctor --pin` runs after the report and exits 2 when a pin fails.
-    pub pin_follows: bool,
-    /// The command takes `--fail-on` (doctor; not `auth audit`).
-    pub fail_on_option: bool,
 }
 
 /// Whether the findings part lists `finding`.
@@ -502,13 +498,12 @@ fn exit_meaning(report: &Report, outcome: Outcome) -> (String, String) {
         .filter(|f| fails_run(f, outcome.fail_on))
         .count();
     let threshold = |n: usize| match outcome.fail_on {
-        None if outcome.fail_on_option => {
+        None => {
             format!("{n} finding(s); any finding fails the run (--fail-on sets a threshold)")
         }
-        None => format!("{n} finding(s); any finding fails the run"),
         Some(s) => format!("{n} finding(s) at or above {}", s.as_str()),
     };
-    let mut why = match code {
+    let why = match code {
         2 if report.hard_errors > 0 => format!(
             "{} file(s) or entries could not be read (an unreadable file always exits 2)",
             report.hard_errors
@@ -543,9 +538,6 @@ fn exit_meaning(report: &Report, outcome: Outcome) -> (String, String) {
         }
         _ => String::new(),
     };
-    if outcome.pin_follows {
-        why.push_str(" (before --pin, which exits 2 if a pin fails)");
-    }
     (format!("exit {code}:"), why)
 }
 
@@ -559,8 +551,6 @@ mod tests {
         Outcome {
             code: crate::parent::doctor::exit_code(report, fail_on, false),
             fail_on,
-            pin_follows: false,
-            fail_on_option: true,
         }
     }
 

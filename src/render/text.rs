@@ -290,8 +290,6 @@ mod tests {
         let outcome = Outcome {
             code: crate::parent::doctor::exit_code(r, None, false),
             fail_on: None,
-            pin_follows: false,
-            fail_on_option: true,
         };
         render(r, &mut buf, style, outcome, &mut |_| Ok(())).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
