@@ -78,7 +78,7 @@ use crate::render::next_steps::{
     pin_command, Approval as PinApproval, APPROVER_PLACEHOLDER, MISSING_COMMAND,
 };
 use crate::text::mask::{mask_args, mask_url, ArgView, UrlView, REDACTED_ARG, REDACTED_URL};
-use crate::text::redact::has_credential;
+use crate::text::redact::{has_credential, names_a_credential};
 use crate::text::safe_text::{is_neutralised, safe_text, safe_text_capped, ARGV_CAP, ELLIPSIS};
 
 /// The fuzz targets, in the order CI runs them.
@@ -1014,6 +1014,10 @@ pub fn pin_command_props(data: &[u8]) {
 
 /// The pin line for `spec` splits back into exactly the words it must show.
 pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
+    assert!(
+        !names_a_credential(lock),
+        "pin_command: the lock name {lock:?} holds a credential"
+    );
     let line = pin_command(spec, lock, approval);
     let words = match shell_words(&line) {
         Ok(w) => w,
@@ -1027,13 +1031,27 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
             crate::pin::configured::is_plain_name(&name),
             "pin_command: --env {name:?} is not a plain variable name: {line:?}"
         );
+        assert!(
+            !names_a_credential(&name),
+            "pin_command: --env {name:?} names a credential: {line:?}"
+        );
         tail.extend(["--env".to_string(), name]);
     }
     for header in crate::pin::configured::pin_headers(spec).headers {
         assert!(
-            !has_credential(&header.text),
+            !has_credential(&header.text)
+                && header
+                    .text
+                    .split_once(':')
+                    .is_some_and(|(name, _)| !names_a_credential(name)),
             "pin_command: a header holds a credential: {line:?}"
         );
+        for variable in &header.variables {
+            assert!(
+                !names_a_credential(variable),
+                "pin_command: a header references a credential-named variable: {line:?}"
+            );
+        }
         tail.extend(["--header".to_string(), header.text]);
     }
     let fixed: &[&str] = match approval {

@@ -13,7 +13,9 @@
 //! * Each environment key that is a plain variable name (`[A-Za-z_][A-Za-z0-9_]*`)
 //!   becomes `--env KEY`: `pin` passes the caller's `KEY`, so the value never
 //!   appears on the line. Any other key cannot be exported from a shell, is not
-//!   printed, and is counted ([`PinEnv::unnamed`]).
+//!   printed, and is counted ([`PinEnv::unnamed`]). So is a key that holds a
+//!   credential ([`names_a_credential`]): a name is printed verbatim, in the pin
+//!   line and as the CI snippet's `secrets.NAME`, so it must carry nothing.
 //! * A header whose value, in `pin`'s `${VAR}` syntax, is only variable references
 //!   and literal text that is not a credential is printed as it is
 //!   (`X-Api-Key: ${FM_KEY}`; `pin` expands it). Literal text counts as no
@@ -24,7 +26,8 @@
 //!   credential, text `pin` would misread) is replaced by one placeholder variable
 //!   derived from the header name (`Authorization: ${AUTHORIZATION}`), which the
 //!   user exports with the value the config gives the header. A header whose name
-//!   is not an HTTP token is not printed and is counted.
+//!   is not an HTTP token, or holds a credential, is not printed and is counted;
+//!   a value referencing a variable whose name holds one is withheld.
 //! * A placeholder is always named `MCP_HEADER_<NAME>` ([`HEADER_PLACEHOLDER_PREFIX`]):
 //!   a bare `${AUTHORIZATION}`, `${PATH}` or `${GITHUB_TOKEN}` would be a variable
 //!   the user's shell may already hold, and `pin` would send *that* value (the
@@ -49,7 +52,7 @@ use std::collections::HashSet;
 use crate::model::{Launch, ServerSpec};
 use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};
 use crate::reading::Reader;
-use crate::text::redact::{has_credential, redact_in_place};
+use crate::text::redact::{has_credential, names_a_credential, redact_in_place};
 
 /// Whether `name` is a plain variable name a shell can export and `pin --env`
 /// (and a GitHub Actions `env:` key) takes as it is.
@@ -315,7 +318,8 @@ pub fn expanded(spec: &ServerSpec, known: &Known, lookup: Lookup<'_>) -> Expande
 pub struct PinEnv {
     /// `--env NAME` for each, in file order, without repeats.
     pub names: Vec<String>,
-    /// Keys that are not plain variable names: not passed, not printed.
+    /// Keys that are not plain variable names, or that hold a credential
+    /// ([`names_a_credential`]): not passed, not printed.
     pub unnamed: usize,
     /// Plain names that control execution ([`is_execution_control`]): not passed,
     /// listed so the user knows the pin runs without the config's value of them.
@@ -326,7 +330,7 @@ pub struct PinEnv {
 pub fn pin_env(spec: &ServerSpec) -> PinEnv {
     let mut out = PinEnv::default();
     for (k, _) in spec.env() {
-        if !is_plain_name(k) {
+        if !is_plain_name(k) || names_a_credential(k) {
             out.unnamed += 1;
         } else if is_execution_control(k) {
             if !out.withheld.iter().any(|n| n == k) {
@@ -357,7 +361,7 @@ pub struct PinHeader {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PinHeaders {
     pub headers: Vec<PinHeader>,
-    /// Headers whose name is not an HTTP token: not printed.
+    /// Headers whose name is not an HTTP token or holds a credential: not printed.
     pub unnamed: usize,
 }
 
@@ -513,7 +517,7 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
         .into_iter()
         .enumerate()
     {
-        if !is_header_name(name) {
+        if !is_header_name(name) || names_a_credential(name) {
             out.unnamed += 1;
             continue;
         }
@@ -532,6 +536,7 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
         let value = value.as_deref().unwrap_or("$").trim_start();
         let parsed = references(value)
             .filter(|(_, literal)| literal_is_harmless(name, literal))
+            .filter(|(names, _)| !names.iter().any(|n| names_a_credential(n)))
             .filter(|_| !value.contains(['\r', '\n', '\0']));
         if let Some((names, _)) = &parsed {
             taken.extend(names.iter().cloned());
@@ -665,6 +670,37 @@ mod tests {
         let env = pin_env(&spec);
         assert_eq!(env.names, ["GITHUB_TOKEN", "_ok"]);
         assert_eq!(env.unnamed, 5);
+    }
+
+    #[test]
+    fn names_holding_a_credential_are_never_printed() {
+        let gh = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        let spec = ServerSpec::stdio("srv", &[]).with_env(vec![
+            (gh.to_string(), "x".to_string()),
+            ("AKIAIOSFODNN7EXAMPLQ".to_string(), "x".to_string()),
+            ("API_TOKEN".to_string(), "x".to_string()),
+        ]);
+        let env = pin_env(&spec);
+        assert_eq!(env.names, ["API_TOKEN"]);
+        assert_eq!(env.unnamed, 2);
+        let reference = format!("${{{gh}}}");
+        let spec = remote(
+            Reader::ClaudeCode,
+            &[
+                (
+                    "xoxb-123456789012-123456789012-abcdefghijABCDEFGHIJabcd",
+                    "on",
+                ),
+                ("X-Trace", &reference),
+                ("X-Ok", "${FM_KEY}"),
+            ],
+        );
+        let h = pin_headers(&spec);
+        assert_eq!(h.unnamed, 1);
+        assert_eq!(
+            texts(&spec),
+            ["X-Trace: ${MCP_HEADER_X_TRACE}", "X-Ok: ${FM_KEY}"]
+        );
     }
 
     #[test]

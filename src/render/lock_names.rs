@@ -40,6 +40,7 @@ use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Coverage, Launch, Report};
 use crate::pin::configured::pin_headers;
+use crate::text::redact::{names_a_credential, redact_in_place};
 
 /// Suffix of every lock file doctor names.
 pub const LOCK_SUFFIX: &str = ".warden.lock";
@@ -54,7 +55,20 @@ const FIRST_HASH_DIGITS: usize = 6;
 /// The file-name stem for a server: lowercase, each run of characters outside
 /// `[a-z0-9]` becomes `-`, `-` trimmed from both ends, at most 100 characters;
 /// `server` when nothing is left.
+///
+/// A credential in the name is redacted first (`gh-ghp_…` becomes `gh-ghp-len-40`),
+/// and a slug that still reads as one becomes `server`: the lock name is printed in
+/// pin lines and committed, and a server name is config text like any other.
 pub fn lock_slug(name: &str) -> String {
+    let slug = slug_of(&redact_in_place(name));
+    if names_a_credential(&slug) {
+        "server".to_string()
+    } else {
+        slug
+    }
+}
+
+fn slug_of(name: &str) -> String {
     let mut slug = String::new();
     for c in name.to_lowercase().chars() {
         if c.is_ascii_lowercase() || c.is_ascii_digit() {
@@ -357,6 +371,15 @@ mod tests {
         assert_eq!(lock_slug(""), "server");
         assert_eq!(lock_slug("日本"), "server");
         assert_eq!(lock_slug("--x--"), "x");
+        // A credential in the name never reaches the printed, committed file name.
+        assert_eq!(
+            lock_slug("gh-ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
+            "gh-ghp-len-40"
+        );
+        assert_eq!(
+            lock_slug("xoxb-123456789012-123456789012-abcdefghijABCDEFGHIJabcd"),
+            "xoxb-len-55"
+        );
         assert_eq!(
             lock_slug("gh\u{FFFD}[2K\u{FFFD}[1;31mFAKE CLEAN"),
             "gh-2k-1-31mfake-clean"

@@ -632,8 +632,13 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
     }
     let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
     if unnamed > 0 {
+        let (names, are) = if unnamed == 1 {
+            ("name is", "it is")
+        } else {
+            ("names are", "they are")
+        };
         push_note(&mut buf, width, &format!(
-            "{unnamed} env or header name(s) are not plain names a shell can export and are left out of these lines: such a server is pinned without them"
+            "{unnamed} env or header {names} not plain names a shell can export, or hold a credential: {are} left out of these lines, and such a server is pinned without them"
         ));
     }
     let mut withheld: Vec<&str> = Vec::new();
@@ -1496,7 +1501,7 @@ jobs:
             assert!(!text.contains(hostile), "{hostile}: {text}");
         }
         assert!(
-            text.contains("  # '5 env or header name(s) are not plain names"),
+            text.contains("  # '5 env or header names are not plain names"),
             "{text}"
         );
         let wf = workflow(&text);

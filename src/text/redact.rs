@@ -61,6 +61,14 @@ pub fn display_capped(text: &str, cap: usize) -> Cow<'_, str> {
     Cow::Owned(safe_text_capped(&replace_spans(text, spans), cap))
 }
 
+/// Whether a name taken from a config (an env key, a header name, a variable a
+/// header references, a server name) holds anything `redact_in_place` would
+/// hide. A pin line, a lock file name and the CI snippet print names verbatim, and
+/// a name is as hostile as a value: `{"ghp_…": "x"}` must not print the token.
+pub fn names_a_credential(name: &str) -> bool {
+    redact_in_place(name) != name
+}
+
 /// Whether `text` holds a credential of a recognised shape anywhere.
 pub fn has_credential(text: &str) -> bool {
     !credential_spans(text).is_empty()

@@ -11,7 +11,9 @@
 //!   and a `$` the client sends literally is never printed as a reference, so the
 //!   printed line never sends the caller's own value where the client sends text;
 //! * two variables that GitHub would read from one secret get no CI step;
-//! * a rescan line is printed whole, however long its path.
+//! * a rescan line is printed whole, however long its path;
+//! * a credential held in a name (env key, header name, server name, referenced
+//!   variable) is printed nowhere.
 
 use std::path::Path;
 use std::process::Command;
@@ -341,4 +343,54 @@ fn a_rescan_line_is_printed_whole_however_long_its_path() {
         "{expected}\n{stdout}"
     );
     assert!(Path::new(&path).exists());
+}
+
+#[test]
+fn a_credential_held_in_a_name_is_never_printed() {
+    // Names are config text too: an env key, a header name, a server name (the
+    // lock file name is built from it) and a variable a header references.
+    let gh = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    let slack = "xoxb-123456789012-123456789012-abcdefghijABCDEFGHIJabcd";
+    let aws = "AKIAIOSFODNN7EXAMPLQ";
+    let env = Env::new();
+    let mut vars = serde_json::Map::new();
+    vars.insert(gh.into(), json!("x"));
+    vars.insert("API_TOKEN".into(), json!("x"));
+    let mut headers = serde_json::Map::new();
+    headers.insert(slack.into(), json!("on"));
+    headers.insert("X-Trace".into(), json!(format!("${{env:{gh}}}")));
+    headers.insert("X-Ok".into(), json!("${env:FM_KEY}"));
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        format!("gh-{gh}"),
+        json!({"command": "node", "args": ["s.js"], "env": vars}),
+    );
+    servers.insert(aws.into(), json!({"command": "node", "args": ["t.js"]}));
+    servers.insert(
+        "r".into(),
+        json!({"url": "https://h.example/mcp", "headers": headers}),
+    );
+    env.cursor(serde_json::Value::Object(servers));
+    for args in [&[][..], &["--json"][..], &["--sarif"][..]] {
+        let run = env.doctor(args);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        for secret in [gh, slack, aws, &gh.to_lowercase(), &aws.to_lowercase()] {
+            assert!(!all.contains(secret), "{args:?} printed {secret}: {all}");
+        }
+        if args.is_empty() {
+            // The rest of each line is still printed, and what was left out is said.
+            let out = &run.stdout;
+            assert!(out.contains("--env API_TOKEN"), "{out}");
+            assert!(out.contains("--header 'X-Ok: ${FM_KEY}'"), "{out}");
+            assert!(
+                out.contains("--header 'X-Trace: ${MCP_HEADER_X_TRACE}'"),
+                "{out}"
+            );
+            assert!(out.contains("--lock gh-ghp-len-40.warden.lock"), "{out}");
+            assert!(
+                out.contains("# '2 env or header names are not plain"),
+                "{out}"
+            );
+        }
+    }
 }
