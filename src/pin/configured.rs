@@ -466,7 +466,12 @@ fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
             base.push('_');
         }
     }
-    let base = base.trim_end_matches('_').to_string();
+    let mut base = base.trim_end_matches('_').to_string();
+    // The header name was judged as written; upper-cased it can become one
+    // (`akia…` is nothing, `AKIA…` is an AWS key id): then a neutral name.
+    if names_a_credential(&base) {
+        base = format!("{HEADER_PLACEHOLDER_PREFIX}VALUE");
+    }
     let mut candidate = base.clone();
     let mut i = 2u32;
     while taken.contains(&candidate) {
@@ -701,6 +706,21 @@ mod tests {
             texts(&spec),
             ["X-Trace: ${MCP_HEADER_X_TRACE}", "X-Ok: ${FM_KEY}"]
         );
+        // A placeholder upper-cases the name: one that then reads as a credential
+        // takes a neutral name.
+        let spec = remote(
+            Reader::ClaudeCode,
+            &[
+                ("akiaiosfodnn7examplq", "Sup3rS3cretPw9"),
+                ("-4e5f-6a7bhttpsrofile", "Sup3rS3cretPw9"),
+            ],
+        );
+        let shown = texts(&spec);
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        for text in shown {
+            assert!(!names_a_credential(&text), "{text}");
+            assert!(text.contains("${MCP_HEADER_VALUE"), "{text}");
+        }
     }
 
     #[test]
