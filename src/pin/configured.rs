@@ -53,6 +53,7 @@ use crate::model::{Launch, ServerSpec};
 use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};
 use crate::reading::Reader;
 use crate::text::redact::{has_credential, names_a_credential, redact_in_place};
+use crate::text::safe_text::is_neutralised;
 
 /// Whether `name` is a plain variable name a shell can export and `pin --env`
 /// (and a GitHub Actions `env:` key) takes as it is.
@@ -542,7 +543,10 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
         let parsed = references(value)
             .filter(|(_, literal)| literal_is_harmless(name, literal))
             .filter(|(names, _)| !names.iter().any(|n| names_a_credential(n)))
-            .filter(|_| !value.contains(['\r', '\n', '\0']));
+            // A control, format or separator character would be neutralised when
+            // printed (or break the line): the printed value would not be the one
+            // the client sends, so it is withheld.
+            .filter(|_| !value.chars().any(is_neutralised));
         if let Some((names, _)) = &parsed {
             taken.extend(names.iter().cloned());
         }
@@ -717,6 +721,11 @@ mod tests {
         );
         let shown = texts(&spec);
         assert_eq!(shown.len(), 2, "{shown:?}");
+        // A value with a character the printer would neutralise is withheld too.
+        for odd in ["//\u{c}", "a\u{b}b", "x\u{2028}", "on\u{202e}", "v\u{85}"] {
+            let spec = remote(Reader::ClaudeCode, &[("X-Trace", odd)]);
+            assert_eq!(texts(&spec), ["X-Trace: ${MCP_HEADER_X_TRACE}"], "{odd:?}");
+        }
         for text in shown {
             assert!(!names_a_credential(&text), "{text}");
             assert!(text.contains("${MCP_HEADER_VALUE"), "{text}");
