@@ -546,7 +546,11 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
             // A control, format or separator character would be neutralised when
             // printed (or break the line): the printed value would not be the one
             // the client sends, so it is withheld.
-            .filter(|_| !value.chars().any(is_neutralised));
+            .filter(|_| !value.chars().any(is_neutralised))
+            // Judged on the printed form too: the redactor reads `Name: value` as
+            // an auth-shaped pair when the name is auth-like in its own terms
+            // (`X_pat: /r`), whatever the header-name words above say.
+            .filter(|_| !has_credential(&format!("{name}: {value}")));
         if let Some((names, _)) = &parsed {
             taken.extend(names.iter().cloned());
         }
@@ -721,6 +725,12 @@ mod tests {
         );
         let shown = texts(&spec);
         assert_eq!(shown.len(), 2, "{shown:?}");
+        // A pair the redactor reads as auth-shaped is withheld whatever the words.
+        let spec = remote(Reader::ClaudeCode, &[("_pat_THERYhttp", "/r")]);
+        assert_eq!(
+            texts(&spec),
+            ["_pat_THERYhttp: ${MCP_HEADER_PAT_THERYHTTP}"]
+        );
         // A value with a character the printer would neutralise is withheld too.
         for odd in ["//\u{c}", "a\u{b}b", "x\u{2028}", "on\u{202e}", "v\u{85}"] {
             let spec = remote(Reader::ClaudeCode, &[("X-Trace", odd)]);
