@@ -224,12 +224,7 @@ fn the_printed_ci_snippet_pins_each_uses_by_sha() {
     let env = Env::new();
     env.cursor(json!({"s": {"command": "npx", "args": ["-y", "pkg@1.0.0"]}}));
     let run = env.doctor(&[]);
-    let start = run
-        .stdout
-        .find("# .github/workflows/")
-        .unwrap_or_else(|| panic!("no snippet:\n{}", run.stdout));
-    let end = run.stdout.rfind("\nSummary:").unwrap_or(run.stdout.len());
-    let snippet = &run.stdout[start..end];
+    let snippet = run.ci_snippet();
     assert_all_pinned("the printed CI snippet", snippet);
     let missing = uses_without_version_comment(snippet);
     assert!(missing.is_empty(), "{missing:?}\n{snippet}");
