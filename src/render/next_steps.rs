@@ -339,6 +339,11 @@ pub fn install_command() -> String {
     format!("cargo install {PACKAGE} --locked --version ={VERSION}")
 }
 
+/// The checkout step's action, pinned by commit (a tag can be moved to other
+/// code); the comment names the release that commit is.
+pub const CHECKOUT_ACTION: &str =
+    "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2";
+
 /// The workflow's path as a comment, then the start of a GitHub Actions workflow
 /// that installs mcp-warden; one `check` step per lock follows.
 fn push_ci_header(buf: &mut String) {
@@ -350,7 +355,11 @@ fn push_ci_header(buf: &mut String) {
 on: [push, pull_request]\n\
 permissions:\n  contents: read\n\
 jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
-\x20     - uses: actions/checkout@v4\n\
+\x20     - uses: ",
+    );
+    buf.push_str(CHECKOUT_ACTION);
+    buf.push_str(
+        "\n\
 \x20       with:\n\
 \x20         persist-credentials: false\n\
 \x20     - name: Install mcp-warden\n\
@@ -1149,7 +1158,7 @@ jobs:
   mcp-check:
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
         with:
           persist-credentials: false
       - name: Install mcp-warden
@@ -1289,7 +1298,10 @@ jobs:
         let job = &wf["jobs"]["mcp-check"];
         assert_eq!(job["runs-on"].as_str(), Some("ubuntu-latest"));
         let steps = job["steps"].as_vec().unwrap_or_else(|| panic!("steps"));
-        assert_eq!(steps[0]["uses"].as_str(), Some("actions/checkout@v4"));
+        assert_eq!(
+            steps[0]["uses"].as_str(),
+            Some("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683")
+        );
         let r = hostile_report();
         let expected: Vec<String> = r
             .uncovered()

@@ -7,6 +7,7 @@ mod util;
 
 mod bounded;
 
+mod action;
 mod approval;
 mod approval_hostile;
 mod as_printed;
@@ -26,6 +27,8 @@ mod output;
 mod paste;
 mod paste_review;
 mod pin;
+mod pins;
+mod pre_commit;
 mod report_review;
 mod roundtrip;
 mod rules;

@@ -251,6 +251,18 @@ impl Run {
         self.rules().into_iter().map(|(r, _)| r).collect()
     }
 
+    /// The GitHub workflow printed under "Then in CI", up to the summary that
+    /// follows it.
+    #[track_caller]
+    pub fn ci_snippet(&self) -> &str {
+        let start = self
+            .stdout
+            .find("# .github/workflows/")
+            .unwrap_or_else(|| panic!("no CI snippet:\n{}", self.stdout));
+        let end = self.stdout.rfind("\nSummary:").unwrap_or(self.stdout.len());
+        &self.stdout[start..end]
+    }
+
     /// The `mcp-warden pin …` lines of the Next steps block.
     pub fn pin_lines(&self) -> Vec<String> {
         self.stdout

@@ -803,3 +803,55 @@ fn a_listed_directory_swapped_for_a_symlink_after_the_listing_is_never_followed(
         );
     }
 }
+
+/// The pre-commit hook (`.pre-commit-hooks.yaml`) runs on the project file of
+/// every client discovery knows, wherever it sits in the repository, and
+/// `--config` reads each the way discovery would.
+#[test]
+fn pre_commit_hook_files_cover_every_project_file() {
+    let hooks = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.pre-commit-hooks.yaml"
+    ));
+    let docs = yaml_rust2::YamlLoader::load_from_str(hooks).unwrap_or_else(|e| panic!("{e}"));
+    let hook = &docs[0][0];
+    assert_eq!(hook["id"].as_str(), Some("mcp-warden-doctor"));
+    let files = hook["files"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no files:"));
+    let pattern = regex::Regex::new(files).unwrap_or_else(|e| panic!("{e}"));
+    for (rel, kind) in kinds::PROJECT_FILES {
+        let names: Vec<String> = if rel == kinds::CONTINUE_SERVERS_DIR {
+            let ext: &[&str] = if kind.format == FileFormat::ContinueYaml {
+                &["yaml", "yml"]
+            } else {
+                &["json"]
+            };
+            ext.iter().map(|e| format!("{rel}/servers.{e}")).collect()
+        } else {
+            vec![rel.to_string()]
+        };
+        for name in names {
+            for path in [name.clone(), format!("packages/app/{name}")] {
+                assert!(pattern.is_match(&path), "the hook's files: misses {path}");
+            }
+            assert_eq!(
+                explicit_reading(Path::new(&name)),
+                (kind.format, kind.readers),
+                "{name}"
+            );
+        }
+    }
+    for other in [
+        "README.md",
+        "mcp.json",
+        "src/settings.json",
+        "x.mcp.json",
+        ".mcp.json.bak",
+    ] {
+        assert!(
+            !pattern.is_match(other),
+            "the hook's files: matches {other}"
+        );
+    }
+}
