@@ -467,19 +467,27 @@ fn placeholder_for(name: &str, taken: &HashSet<String>) -> String {
             base.push('_');
         }
     }
-    let mut base = base.trim_end_matches('_').to_string();
-    // The header name was judged as written; upper-cased it can become one
-    // (`akia…` is nothing, `AKIA…` is an AWS key id): then a neutral name.
-    if names_a_credential(&base) {
-        base = format!("{HEADER_PLACEHOLDER_PREFIX}VALUE");
+    let named = base.trim_end_matches('_').to_string();
+    // The header name was judged as written; upper-cased, or with a counter, it
+    // can read as a credential (`akia…` is nothing, `AKIA…` is an AWS key id):
+    // such a candidate is skipped for the neutral `MCP_HEADER_VALUE` series.
+    let neutral = format!("{HEADER_PLACEHOLDER_PREFIX}VALUE");
+    for base in [named, neutral] {
+        let mut candidate = base.clone();
+        let mut i = 2u32;
+        loop {
+            if names_a_credential(&candidate) {
+                break;
+            }
+            if !taken.contains(&candidate) {
+                return candidate;
+            }
+            candidate = format!("{base}_{i}");
+            i = i.saturating_add(1);
+        }
     }
-    let mut candidate = base.clone();
-    let mut i = 2u32;
-    while taken.contains(&candidate) {
-        candidate = format!("{base}_{i}");
-        i = i.saturating_add(1);
-    }
-    candidate
+    // Only reachable if the neutral series itself read as a credential.
+    String::from(HEADER_PLACEHOLDER_PREFIX)
 }
 
 /// Marks around a reference the client expands, while a header value is rewritten
