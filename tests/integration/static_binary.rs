@@ -209,3 +209,47 @@ fn test_build_resolves_localhost() {
     // A dynamic build loads whatever NSS modules the host's nsswitch.conf names.
     resolves_localhost(&bin(), false);
 }
+
+/// A name that only a hosts file given to the binary knows resolves from the static
+/// binary: `/etc/hosts` is replaced by a bind mount in a private mount namespace
+/// (`unshare -m`, root only; skipped where the namespace cannot be made).
+#[test]
+fn static_binary_resolves_a_name_from_the_hosts_file() {
+    let Some(path) = static_bin() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "127.0.0.1 warden-static-test.internal\n").expect("hosts");
+    let probe = Command::new("unshare")
+        .args(["-m", "mount", "--bind"])
+        .arg(&hosts)
+        .arg("/etc/hosts")
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipping: no private mount namespace here (unshare -m needs root)");
+        return;
+    }
+    let (port, host) = one_shot_server();
+    let url = format!("http://warden-static-test.internal:{port}/mcp");
+    let script = "mount --bind \"$1\" /etc/hosts && exec \"$2\" pin --url \"$3\"";
+    let out = Command::new("unshare")
+        .args(["-m", "sh", "-c", script, "sh"])
+        .arg(&hosts)
+        .arg(&path)
+        .arg(&url)
+        .current_dir(dir.path())
+        .env_clear()
+        .env("HOME", dir.path())
+        .output()
+        .expect("run pin");
+    let seen = host
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| {
+            panic!(
+                "the static binary never reached {url}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert_eq!(seen, format!("warden-static-test.internal:{port}"));
+}
