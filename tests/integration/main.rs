@@ -33,6 +33,7 @@ mod report_review;
 mod roundtrip;
 mod rules;
 mod sandbox;
+mod static_binary;
 mod suppress;
 mod text_layout;
 mod writes;
