@@ -30,6 +30,17 @@ dict_for() {
 
 read -r -a targets <<<"${FUZZ_SMOKE_TARGETS:-$(cargo fuzz list | tr '\n' ' ')}"
 
+# `cargo fuzz build` takes no `--locked`, and would silently rewrite a stale
+# fuzz/Cargo.lock (the fuzz crate depends on the CLI by path, so a dependency added
+# to the root Cargo.toml lands here too). Fetching with --locked first makes a lock
+# that is out of step fail the run, naming the fix.
+if ! cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml; then
+  echo "fuzz smoke FAILED: fuzz/Cargo.lock is out of step with the manifests; run" \
+    "\`cargo fetch --manifest-path fuzz/Cargo.toml\` (it changes only what they need)" \
+    "and commit fuzz/Cargo.lock" >&2
+  exit 1
+fi
+
 start=$(date +%s)
 nice -n 10 cargo fuzz build -s none
 echo "fuzz smoke: built ${#targets[@]} targets in $(($(date +%s) - start)) s"

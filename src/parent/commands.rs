@@ -414,23 +414,125 @@ fn home_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// `mcp-warden completions SHELL`: the script clap_complete generates from the
-/// one CLI definition ([`crate::cli::Cli`]).
-pub fn completions(shell: clap_complete::Shell) -> u8 {
+/// The CLI as completions and man pages describe it: [`crate::cli::Cli`], with
+/// `pin` and `check` given clap arguments built from their own option table
+/// ([`crate::pin::options::OPTIONS`], the one definition). Only for describing:
+/// those two commands parse their argv themselves, never through these arguments.
+fn documented_cli() -> clap::Command {
+    use crate::pin::options::Which;
     use clap::CommandFactory;
     let mut cmd = crate::cli::Cli::command();
+    for which in [Which::Pin, Which::Check] {
+        cmd = cmd.mut_subcommand(which.name(), |sub| with_own_options(sub, which));
+    }
+    cmd
+}
+
+/// `pin` or `check` with its table's options, about text and exit statuses.
+fn with_own_options(sub: clap::Command, which: crate::pin::options::Which) -> clap::Command {
+    use crate::pin::options;
+    let mut sub = sub
+        .long_about(format!(
+            "{}\n\n{}",
+            options::about(which),
+            options::exit_status(which)
+        ))
+        .mut_arg("words", |words| {
+            words
+                .value_name("SERVER_CMD")
+                .value_hint(clap::ValueHint::CommandWithArguments)
+        });
+    for option in options::OPTIONS.iter().filter(|o| o.applies_to(which)) {
+        sub = sub.arg(clap_arg(option, which));
+    }
+    sub
+}
+
+/// One table option as a clap argument, for completion scripts and man pages.
+fn clap_arg(
+    option: &'static crate::pin::options::OptionDef,
+    which: crate::pin::options::Which,
+) -> clap::Arg {
+    let name = option.long.trim_start_matches('-');
+    let mut arg = clap::Arg::new(name)
+        .long(name)
+        .help(option.help_for(which).join(" "));
+    if let Some(short) = option
+        .short
+        .and_then(|s| s.strip_prefix('-'))
+        .and_then(|s| s.chars().next())
+    {
+        arg = arg.short(short);
+    }
+    match option.value {
+        None => arg.action(clap::ArgAction::SetTrue),
+        Some(value) => {
+            // A value name goes into completion scripts as it is, and zsh reads a
+            // `:` in it as a field separator: a help-text spelling such as `'K: V'`
+            // is shown under the option's own name (`HEADER`). The few such names
+            // live until the process ends, which is right after printing.
+            let value_name: &'static str =
+                if value.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+                    value
+                } else {
+                    Box::leak(name.to_ascii_uppercase().into_boxed_str())
+                };
+            let hint = match value_name {
+                "PATH" => clap::ValueHint::FilePath,
+                "URL" => clap::ValueHint::Url,
+                _ => clap::ValueHint::Other,
+            };
+            arg.value_name(value_name)
+                .value_hint(hint)
+                .action(clap::ArgAction::Append)
+        }
+    }
+}
+
+/// `mcp-warden completions SHELL`: the script clap_complete generates from the
+/// one CLI definition ([`crate::cli::Cli`], with `pin`'s and `check`'s table).
+pub fn completions(shell: clap_complete::Shell) -> u8 {
+    let mut cmd = documented_cli();
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut cmd, "mcp-warden", &mut script);
-    output::write_text(Stream::Stdout, &String::from_utf8_lossy(&script));
+    clap_complete::generate(shell, &mut cmd, BIN_NAME, &mut script);
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    if shell == clap_complete::Shell::Bash {
+        script = fix_bash_case_labels(&script);
+    }
+    output::write_text(Stream::Stdout, &script);
     0
 }
 
+const BIN_NAME: &str = "mcp-warden";
+
+/// clap_complete's bash script tracks the command line in `cmd` as `mcp__warden`,
+/// `mcp__warden__subcmd__pin`, …, but labels the `case` arms that hold each
+/// subcommand's options with every `-` of the binary's name turned into the
+/// subcommand separator (`mcp__subcmd__warden__subcmd__pin`), so no arm matches and
+/// bash completes no option of any subcommand. The arms get the name `cmd` uses.
+/// A no-op once the generator spells both the same (the completion test drives
+/// bash through `pin`, `check` and `doctor` options either way).
+fn fix_bash_case_labels(script: &str) -> String {
+    let tracked = BIN_NAME.replace('-', "__");
+    let mislabelled = BIN_NAME.replace('-', "__subcmd__");
+    script
+        .lines()
+        .map(
+            |line| match line.trim_start().strip_prefix(mislabelled.as_str()) {
+                Some(rest) if rest.ends_with(')') => {
+                    let indent = &line[..line.len() - line.trim_start().len()];
+                    format!("{indent}{tracked}{rest}\n")
+                }
+                _ => format!("{line}\n"),
+            },
+        )
+        .collect()
+}
+
 /// `mcp-warden man [COMMAND]`: the man page clap_mangen generates from the one CLI
-/// definition. `pin` and `check` parse their own argv, so their OPTIONS section is
-/// their help text, built from their option table ([`crate::pin::options`]).
+/// definition, `pin`'s and `check`'s options included (from their option table).
 pub fn man(command: Option<&str>) -> u8 {
-    use clap::CommandFactory;
-    let root = crate::cli::Cli::command();
+    let root = documented_cli();
     let (page, cmd) = match command {
         None => ("mcp-warden".to_string(), root),
         Some(path) => {
@@ -455,7 +557,11 @@ pub fn man(command: Option<&str>) -> u8 {
         }
     };
     let mut roff = Vec::new();
-    let cmd = cmd.display_name(page.clone());
+    let bin_name = match command {
+        None => "mcp-warden".to_string(),
+        Some(path) => format!("mcp-warden {}", path.replace('-', " ")),
+    };
+    let cmd = cmd.display_name(page.clone()).bin_name(bin_name);
     if let Err(e) = clap_mangen::Man::new(cmd)
         .title(page.to_uppercase())
         .render(&mut roff)
@@ -466,33 +572,12 @@ pub fn man(command: Option<&str>) -> u8 {
         );
         return 2;
     }
-    let mut text = String::from_utf8_lossy(&roff).into_owned();
-    let own_options = match command {
-        Some("pin") => Some(crate::pin::options::Which::Pin),
-        Some("check") => Some(crate::pin::options::Which::Check),
-        _ => None,
-    };
-    if let Some(which) = own_options {
-        text.push_str(".SH OPTIONS\n.nf\n");
-        for line in crate::pin::options::help(which).lines() {
-            // roff: a backslash is an escape, and a line starting with `.` or `'`
-            // is a request.
-            let line = line.replace('\\', "\\e");
-            if line.starts_with(['.', '\'']) {
-                text.push_str("\\&");
-            }
-            text.push_str(&line);
-            text.push('\n');
-        }
-        text.push_str(".fi\n");
-    }
-    output::write_text(Stream::Stdout, &text);
+    output::write_text(Stream::Stdout, &String::from_utf8_lossy(&roff));
     0
 }
 
 /// Every page `mcp-warden man` can print, as its COMMAND argument (`auth-audit`).
 pub fn man_pages() -> Vec<String> {
-    use clap::CommandFactory;
     fn walk(cmd: &clap::Command, prefix: &str, out: &mut Vec<String>) {
         for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
             let name = if prefix.is_empty() {
@@ -505,6 +590,6 @@ pub fn man_pages() -> Vec<String> {
         }
     }
     let mut out = Vec::new();
-    walk(&crate::cli::Cli::command(), "", &mut out);
+    walk(&documented_cli(), "", &mut out);
     out
 }

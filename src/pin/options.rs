@@ -68,7 +68,8 @@ impl OptionDef {
         }
     }
 
-    fn help_for(&self, which: Which) -> &'static [&'static str] {
+    /// The help lines this option shows for `which`.
+    pub fn help_for(&self, which: Which) -> &'static [&'static str] {
         match (which, self.check_help) {
             (Which::Check, Some(lines)) => lines,
             _ => self.help,
@@ -253,6 +254,22 @@ const CHECK_ABOUT: &str = "\
 Re-capture a server and compare its declared surface with warden.lock.
 Sigstore signature verification (--verify) is not supported by this version.";
 
+/// What `pin` or `check` does, as its help (and man page) describes it.
+pub fn about(which: Which) -> &'static str {
+    match which {
+        Which::Pin => PIN_ABOUT,
+        Which::Check => CHECK_ABOUT,
+    }
+}
+
+/// The exit statuses of `pin` or `check`, one line.
+pub fn exit_status(which: Which) -> &'static str {
+    match which {
+        Which::Pin => "Exit status: 0 pinned (findings do not fail the pin), 2 error.",
+        Which::Check => "Exit status: 0 no drift, 1 drift, 2 error.",
+    }
+}
+
 /// `mcp-warden pin --help` / `mcp-warden check --help`, built from [`OPTIONS`].
 pub fn help(which: Which) -> String {
     let name = which.name();
@@ -267,10 +284,7 @@ pub fn help(which: Which) -> String {
     );
     let _ = writeln!(out, "       mcp-warden {name} --url URL [OPTIONS]");
     out.push('\n');
-    out.push_str(match which {
-        Which::Pin => PIN_ABOUT,
-        Which::Check => CHECK_ABOUT,
-    });
+    out.push_str(about(which));
     out.push_str("\n\nOptions:\n");
     let spelled = |o: &OptionDef| {
         let mut s = match o.short {
@@ -293,10 +307,8 @@ pub fn help(which: Which) -> String {
         }
     }
     out.push('\n');
-    out.push_str(match which {
-        Which::Pin => "Exit status: 0 pinned (findings do not fail the pin), 2 error.\n",
-        Which::Check => "Exit status: 0 no drift, 1 drift, 2 error.\n",
-    });
+    out.push_str(exit_status(which));
+    out.push('\n');
     out
 }
 
