@@ -5,8 +5,9 @@
 //! compiled only for another target) can need a newer toolchain than the one the
 //! README promises, and a user on that toolchain gets a build error from somebody
 //! else's crate. This test reads every locked package of both workspaces (the root
-//! one and `fuzz/`, which has its own `Cargo.lock`) through `cargo metadata --locked
-//! --offline`, for all targets and with dev-dependencies, and fails when any of them
+//! one and `fuzz/`, which has its own `Cargo.lock`) through `cargo metadata --locked`
+//! (which downloads, as `cargo test` itself does, the packages of other targets a
+//! fresh machine has not fetched yet), for all targets and with dev-dependencies, and fails when any of them
 //! declares a newer `rust-version` than ours. Our own code's use of newer standard
 //! library APIs is checked by clippy's `incompatible_msrv` lint, which reads the same
 //! field. `.cargo/config.toml` sets `incompatible-rust-versions = "fallback"`, so
@@ -72,21 +73,19 @@ struct Locked {
 }
 
 /// Every package `cargo metadata` resolves from `manifest`'s lock file, without
-/// touching the network and without changing the lock (`--locked --offline`).
+/// changing the lock (`--locked`).
 fn locked_packages(manifest: &Path) -> Locked {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .args(["metadata", "--locked", "--offline", "--format-version", "1"])
+        .args(["metadata", "--locked", "--format-version", "1"])
         .arg("--manifest-path")
         .arg(manifest)
         .output()
         .unwrap_or_else(|error| panic!("cannot run cargo metadata: {error}"));
     assert!(
         output.status.success(),
-        "cargo metadata --locked --offline --manifest-path {} failed (if a crate is \
-         missing from the local registry cache, run `cargo fetch --locked --manifest-path \
-         {}` once):\n{}",
-        manifest.display(),
+        "cargo metadata --locked --manifest-path {} failed (a lock file out of step \
+         with its manifests, or crates.io unreachable):\n{}",
         manifest.display(),
         String::from_utf8_lossy(&output.stderr)
     );
