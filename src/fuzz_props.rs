@@ -51,7 +51,9 @@
 //! Time and memory bounds ([`check_time`], [`check_memory`]) are checked by the
 //! harnesses, which own the clock and the counting allocator.
 
-use std::collections::{HashSet, VecDeque};
+use crate::hash::HashSet;
+use crate::hash::HashSetExt;
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};

@@ -23,6 +23,7 @@ pub mod engines;
 pub mod file_kind;
 #[doc(hidden)]
 pub mod fuzz_props;
+pub mod hash;
 pub mod model;
 pub mod output;
 pub mod parent;

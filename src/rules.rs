@@ -337,7 +337,7 @@ impl fmt::Display for RuleId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashSet;
+    use crate::hash::{HashSet, HashSetExt};
 
     /// One documented example per rule: a server entry that fires it and the fixed
     /// entry. For engine rules both are checked against the engines.

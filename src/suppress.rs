@@ -42,6 +42,7 @@
 //!   is literal, `~` included: a file under the home directory prints as `~/…`, and a
 //!   glob that starts with the home directory's absolute path is read as `~/…`.
 
+use crate::hash::HashMapExt;
 use std::path::{Path, PathBuf};
 
 use crate::cli::Platform;
@@ -310,8 +311,8 @@ pub fn apply(
         list.entries.iter().map(|e| (e, check(e, home))).collect();
     // Live entries by rule, in file order: a finding is matched against its own
     // rule's globs only.
-    let mut live: std::collections::HashMap<RuleId, Vec<(&Glob, &Suppression)>> =
-        std::collections::HashMap::new();
+    let mut live: crate::hash::HashMap<RuleId, Vec<(&Glob, &Suppression)>> =
+        crate::hash::HashMap::new();
     for (_, e) in &entries {
         if let Entry::Valid {
             rule,
@@ -337,8 +338,8 @@ pub fn apply(
         // long, and each of hundreds of globs may have to read all of it. Keyed by
         // the allocation, not the text, so a finding costs no hash of its target;
         // the kept clone keeps the address from being reused.
-        let mut decided: std::collections::HashMap<(RuleId, *const u8), Decided> =
-            std::collections::HashMap::new();
+        let mut decided: crate::hash::HashMap<(RuleId, *const u8), Decided> =
+            crate::hash::HashMap::new();
         for finding in findings {
             if unsuppressible(finding.rule) || finding.suppressed.is_some() {
                 continue;

@@ -35,6 +35,7 @@
 
 use super::json::{excerpt, same_value, Member, Value};
 use super::position::{line_col, line_cols};
+use crate::hash::{HashMapExt, HashSetExt};
 use crate::protocol::bounds::{
     MAX_ENTRIES_PER_SERVER, MAX_SECTIONS_PER_FILE, MAX_SERVERS_PER_FILE, MAX_STRING_BYTES,
 };
@@ -163,7 +164,7 @@ pub(crate) fn repeated<'k>(n: usize, key: impl Fn(usize) -> &'k str) -> Vec<&'k 
         }
         return out;
     }
-    let mut seen = std::collections::HashSet::with_capacity(n);
+    let mut seen = crate::hash::HashSet::with_capacity(n);
     for i in 0..n {
         let k = key(i);
         if !seen.insert(k) && !out.contains(&k) {
@@ -274,7 +275,7 @@ pub(crate) fn map_field<N: Node>(
     });
     if !twice.is_empty() {
         let twice: Vec<String> = twice.into_iter().map(str::to_string).collect();
-        let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut last: crate::hash::HashMap<&str, usize> = crate::hash::HashMap::new();
         for (i, (n, _)) in out.iter().enumerate() {
             last.insert(n.as_str(), i);
         }
@@ -460,8 +461,8 @@ impl<'n, N: Node> ValueOffsets<'n, N> {
         let Some(entries) = present(self.entry.field(key)).and_then(Node::entries_at) else {
             return;
         };
-        let mut last: std::collections::HashMap<&str, usize> =
-            std::collections::HashMap::with_capacity(entries.len());
+        let mut last: crate::hash::HashMap<&str, usize> =
+            crate::hash::HashMap::with_capacity(entries.len());
         for (k, _, at) in &entries {
             last.insert(k, *at);
         }
@@ -823,7 +824,7 @@ fn flag_earlier_copy(found: &mut [Found]) {
 
 /// Mark every copy of a name that occurs more than once.
 pub(crate) fn flag_repeated_names(found: &mut [Found]) {
-    let repeated: std::collections::HashSet<String> = repeated(found.len(), |i| {
+    let repeated: crate::hash::HashSet<String> = repeated(found.len(), |i| {
         found.get(i).map_or("", |f| f.name.as_str())
     })
     .into_iter()
@@ -1029,7 +1030,7 @@ pub(crate) fn json_config(
     let twice = repeated(projects.len(), |i| {
         projects.get(i).map_or("", |p| p.key.as_ref())
     });
-    let mut last_copy: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut last_copy: crate::hash::HashMap<&str, usize> = crate::hash::HashMap::new();
     if !twice.is_empty() {
         for (i, p) in projects.iter().enumerate() {
             if twice.contains(&p.key.as_ref()) {

@@ -57,7 +57,8 @@
 //! (Continue keeps the first). `${{ secrets.X }}` templates are kept as written.
 //! Top-level keys other than `mcpServers` are not read.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
+use crate::hash::HashMapExt;
 use std::rc::Rc;
 
 use yaml_rust2::parser::{Event, Parser, Tag};
@@ -1164,7 +1165,7 @@ fn flag_repeated_names(found: &mut [Found]) {
     if twice.is_empty() {
         return;
     }
-    let twice: std::collections::HashSet<String> = twice.into_iter().collect();
+    let twice: crate::hash::HashSet<String> = twice.into_iter().collect();
     for f in found.iter_mut() {
         if twice.contains(&f.name) {
             f.twin = Some(Twin::DuplicateName);

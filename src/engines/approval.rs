@@ -26,7 +26,8 @@
 //! higher setting overrides everywhere approves nothing), or a project setting under
 //! which no `.mcp.json` server was discovered.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
+use crate::hash::{HashMapExt, HashSetExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -353,7 +354,7 @@ impl Join {
             }
         }
         let mut dirs: Vec<PathBuf> = vec![report.cwd.clone()];
-        let mut seen: std::collections::HashSet<&Path> = Default::default();
+        let mut seen: crate::hash::HashSet<&Path> = Default::default();
         seen.insert(report.cwd.as_path());
         for dir in sections.keys().chain(files.keys()) {
             if seen.insert(dir) {
@@ -593,7 +594,7 @@ fn allowed_tools(report: &Report, join: &Join, server: &AuditedServer) -> Vec<St
         return Vec::new();
     };
     let prefix = format!("mcp__{}", tool_prefix_name(&server.spec.origin.key.name));
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hash::HashSet::new();
     std::iter::once(&join.global)
         .chain(
             join.allowing
@@ -731,7 +732,7 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
     let join = Join::new(report);
     let mut at_servers = Vec::new();
     // (source, line, column) of every setting that approved a server.
-    let mut credited: std::collections::HashSet<(usize, u32, u32)> = Default::default();
+    let mut credited: crate::hash::HashSet<(usize, u32, u32)> = Default::default();
     for (index, server) in report.servers.iter().enumerate() {
         let approved = is_project_server(report, server)
             .then(|| join.approving_session(server))

@@ -6,7 +6,8 @@
 //! a reference or a placeholder (see `super::refs`), and every snippet it builds
 //! goes through [`redact_secret`].
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
+use crate::hash::HashSetExt;
 use std::ops::Range;
 use std::sync::LazyLock;
 

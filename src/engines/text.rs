@@ -5,7 +5,8 @@
 //! primitive (what counts as whitespace, how entropy is summed) these helpers
 //! reproduce Python's behaviour so verdicts match on the same input.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
+use crate::hash::HashMapExt;
 
 /// Python's `str.isspace()` for one character: Rust's `char::is_whitespace` plus the
 /// four information separators U+001C..U+001F, which Python also strips.

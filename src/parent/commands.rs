@@ -90,7 +90,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Scan::Failed => return 2,
     };
     // One listing of cwd instead of a stat per server: lock names live there.
-    let existing: std::collections::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
+    let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())

@@ -5,8 +5,9 @@
 //! and the scan continues; the exit code is decided once, in [`exit_code`], from
 //! those counts.
 
+use crate::hash::{HashMap, HashSet};
+use crate::hash::{HashMapExt, HashSetExt};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::{Mutex, PoisonError};

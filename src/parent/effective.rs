@@ -31,7 +31,8 @@
 //! A server disabled in its file (`Origin::disabled`), or whose reading starts
 //! nothing, is never started.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
+use crate::hash::HashMapExt;
 
 use crate::engines::approval::{self, ProjectStatus, SettingAt};
 use crate::model::{AuditedServer, Client, Launch, Layer, Report, Source};

@@ -11,7 +11,8 @@
 //! and the `command_digest` of the launch it claims to pin. This stops a hand-edited
 //! `"approved": true`; it is not signature verification (`check --verify`).
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
+use crate::hash::{HashMapExt, HashSetExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -2,6 +2,7 @@
 //! lock at pin time: WRD-SUP-* and WRD-SEC-* from the shared engines,
 //! WRD-CAP-* from the capability tokenizer, WRD-SCHEMA-MALFORMED.
 
+use crate::hash::HashSetExt;
 use serde_json::Value;
 
 use super::capture::Surface;
@@ -128,7 +129,7 @@ pub fn run_checks(surface: &Surface) -> Vec<LockFinding> {
             scan(d, &target, &mut out);
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hash::HashSet::new();
     out.retain(|f| seen.insert((f.rule_id.clone(), f.target.clone(), f.snippet.clone())));
     // By the rule's id as printed (the enum's order is the catalog's, not the id's).
     out.sort_by(|a, b| {

@@ -47,7 +47,8 @@
 //!   reference (`pin` reads the caller's own value, as the client does) but it is
 //!   not among the variables to export ([`PinHeader::variables`]).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
+use crate::hash::HashSetExt;
 
 use crate::model::{Launch, ServerSpec};
 use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};

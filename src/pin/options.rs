@@ -318,7 +318,7 @@ mod tests {
 
     #[test]
     fn spellings_are_unique() {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = crate::hash::HashSet::default();
         for o in OPTIONS {
             assert!(seen.insert(o.long), "{}", o.long);
             if let Some(s) = o.short {

@@ -184,7 +184,7 @@ impl std::fmt::Display for DriftClass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashSet;
+    use crate::hash::{HashSet, HashSetExt};
 
     #[test]
     fn every_capability_flag_has_a_rule() {

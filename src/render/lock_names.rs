@@ -34,7 +34,8 @@
 //! resumes there: every candidate of a name is tried at most once, and the names are
 //! exactly those the restarting search would give.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
+use crate::hash::{HashMapExt, HashSetExt};
 
 use sha2::{Digest, Sha256};
 

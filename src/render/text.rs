@@ -578,7 +578,7 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
                 );
             }
             // Each word of the input is whole on some line.
-            let printed: std::collections::HashSet<&str> =
+            let printed: crate::hash::HashSet<&str> =
                 lines.iter().flat_map(|l| l.split(' ')).collect();
             for word in &words {
                 let shown = crate::text::display(word);

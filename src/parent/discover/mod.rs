@@ -18,7 +18,8 @@ mod locations;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
+use crate::hash::HashSetExt;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 

@@ -4,6 +4,7 @@
 //! prompt arguments keep `name`/`description`/`required` (null when absent) plus
 //! a non-null `title`, and unknown argument keys are dropped.
 
+use crate::hash::HashSetExt;
 use serde_json::{Map, Value};
 
 use super::{CaptureError, CapturedPrompt, CapturedResource, CapturedTool, Surface};
@@ -133,7 +134,7 @@ pub fn prompt(v: &Value) -> Result<CapturedPrompt, String> {
 /// one entry shadow another, so an ambiguous surface is never pinned.
 pub fn reject_duplicates(s: &Surface) -> Result<(), CaptureError> {
     fn check<'a>(label: &str, keys: impl Iterator<Item = &'a str>) -> Result<(), CaptureError> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = crate::hash::HashSet::new();
         for k in keys {
             if !seen.insert(k) {
                 let shown: String = k.chars().take(100).collect();

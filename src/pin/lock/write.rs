@@ -2,6 +2,7 @@
 //! [`crate::safe_write`] (never through a symlink, always whole), either atomically
 //! replacing the target or creating it exclusively.
 
+use crate::hash::HashMapExt;
 use std::path::Path;
 
 use serde::Serialize;
@@ -57,12 +58,12 @@ pub fn write_lock_replace(path: &Path, lock: &Lock) -> Result<(), WriteError> {
 /// and a check of a large server has one result per tool (a search of the whole
 /// text per result was quadratic).
 pub struct EntryLines {
-    lines: std::collections::HashMap<String, u32>,
+    lines: crate::hash::HashMap<String, u32>,
 }
 
 impl EntryLines {
     pub fn new(lock_text: &str) -> EntryLines {
-        let mut lines = std::collections::HashMap::new();
+        let mut lines = crate::hash::HashMap::new();
         let mut section = "";
         for (i, line) in lock_text.lines().enumerate() {
             let number = u32::try_from(i + 1).unwrap_or(u32::MAX);
