@@ -56,6 +56,8 @@ HOMES = os.path.join(ROOT, "target", "bench-homes")
 EMPTY_SYSTEM = os.path.join(HOMES, "empty-system-root")
 RESOURCES = re.compile(
     rb"resources: parent_max_rss_kib=(-?\d+) child_max_rss_kib=(-?\d+) parent_max_rss_while_child_kib=(-?\d+)")
+# (what, measured, "≤" or "≥", limit, format), filled in by the tables.
+TARGETS = []
 ENV = {"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "NO_COLOR": "1",
        "MCP_WARDEN_RESOURCE_REPORT": "1"}
 
@@ -231,6 +233,9 @@ def large_table(doctor, floor, runs, warmups):
               f"{f['cpu']:.1f} | {d['cpu']:.1f} | **{ratio(d['cpu'], f['cpu'])}** | {fb:,} | {db:,} | "
               f"{f['exit']}, {d['exit']} |")
     print()
+    for kind in ("text", "--json"):
+        TARGETS.append((f"large home, {kind}: doctor within 1.5× of the floor (wall)",
+                        r[("doctor", kind)]["wall"] / r[("floor", kind)]["wall"], "≤", 1.5, "{:.2f}×"))
     return home, r[("floor", "text")], r[("doctor", "text")]
 
 
@@ -249,6 +254,8 @@ def realistic_table(doctor, reference, runs, warmups):
     print(f"| CPU ms (mean) | {d['cpu']:.1f} | {e['cpu']:.1f} | {e['cpu'] / d['cpu']:.0f}× |")
     print(f"| exit | {d['exit']} | {e['exit']} | |")
     print()
+    TARGETS.append(("realistic home: at most 1/200 of the earlier implementation (wall)",
+                    e["wall"] / d["wall"], "≥", 200, "{:.0f}×"))
 
 
 def scaling_table(doctor, floor, series, sizes, runs, warmups):
@@ -263,11 +270,12 @@ def scaling_table(doctor, floor, series, sizes, runs, warmups):
             else "growing servers, no history")
     print(f"### (c) Scaling: {what}\n\n`target/bench-homes/scaling-{series}/`; text report; "
           f"{runs} runs, median wall.\n")
-    print("| size | bytes | servers | floor wall ms | doctor wall ms | doctor/floor | exit floor, doctor |")
-    print("|---|---|---|---|---|---|---|")
+    print("| size | bytes | servers | floor wall ms | doctor wall ms | doctor/floor | floor CPU ms | doctor CPU ms "
+          "| exit floor, doctor |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for h, f, d in rows:
         print(f"| {h['mib']} MiB | {h['bytes']:,} | {h['servers']:,} | {f['wall']:.1f} | {d['wall']:.1f} | "
-              f"{ratio(d['wall'], f['wall'])} | {f['exit']}, {d['exit']} |")
+              f"{ratio(d['wall'], f['wall'])} | {f['cpu']:.1f} | {d['cpu']:.1f} | {f['exit']}, {d['exit']} |")
     (h0, f0, d0), (h1, f1, d1) = rows[0], rows[-1]
     if series == "history":
         mib = (h1["bytes"] - h0["bytes"]) / MIB
@@ -277,8 +285,12 @@ def scaling_table(doctor, floor, series, sizes, runs, warmups):
         n = h1["servers"] - h0["servers"]
         unit, per = "µs per server", lambda a, b: (b - a) * 1000 / n if n else float("nan")
         fmt = "{:.2f}"
-    print(f"\n{unit}, {h0['mib']} → {h1['mib']} MiB: doctor **{fmt.format(per(d0['wall'], d1['wall']))}**, "
-          f"floor {fmt.format(per(f0['wall'], f1['wall']))}.\n")
+    print(f"\n{unit}, {h0['mib']} → {h1['mib']} MiB, wall (CPU): doctor **{fmt.format(per(d0['wall'], d1['wall']))}** "
+          f"({fmt.format(per(d0['cpu'], d1['cpu']))}), floor {fmt.format(per(f0['wall'], f1['wall']))} "
+          f"({fmt.format(per(f0['cpu'], f1['cpu']))}).\n")
+    limit = 0.5 if series == "history" else 3
+    TARGETS.append((f"{h0['mib']}–{h1['mib']} MiB: {unit} (doctor, wall)", per(d0["wall"], d1["wall"]), "≤", limit,
+                    "{:.2f}"))
     return rows
 
 
@@ -289,6 +301,7 @@ def memory_table(large, scaling_rows):
     print("| home | bytes | servers | target KiB | doctor parent | doctor child | doctor both | doctor both / target "
           "| floor both | floor both / target |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    worst = 0.0
     rows = [("large", *large)] + [(f"{os.path.basename(os.path.dirname(h['root']))} {h['mib']} MiB", h, f, d)
                                   for h, f, d in scaling_rows]
     for name, h, f, d in rows:
@@ -297,6 +310,19 @@ def memory_table(large, scaling_rows):
             return f"{m / target:.2f}" if m is not None else "—"
         print(f"| {name} | {h['bytes']:,} | {h['servers']:,} | {target:,.0f} | {d['parent']} | {d['child']} | "
               f"{d['both']} | **{share(d['both'])}** | {f['both']} | {share(f['both'])} |")
+        worst = max(worst, d["both"] / target if d["both"] is not None else float("inf"))
+    print()
+    TARGETS.append(("peak memory of both processes ≤ 2 × file + 1 KiB per server (doctor, worst home)",
+                    worst, "≤", 1, "{:.2f} of the target"))
+
+
+def targets_table():
+    print("### Against the targets\n")
+    print("| target | measured | |")
+    print("|---|---|---|")
+    for what, value, op, limit, fmt in TARGETS:
+        met = value <= limit if op == "≤" else value >= limit
+        print(f"| {what} | {fmt.format(value)} | {'met' if met else '**not met**'} |")
     print()
 
 
@@ -342,6 +368,7 @@ def main():
     for series in ("history", "servers"):
         rows += scaling_table(doctor, floor, series, sizes, scaling_runs, 1)
     memory_table((large, floor_text, doctor_text), rows)
+    targets_table()
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 

@@ -17,7 +17,11 @@
 //!   UTF-8, parses only the server maps (top-level `mcpServers` and
 //!   `projects.*.mcpServers`) with serde_json into records that borrow the buffer,
 //!   skipping everything else with `IgnoredAny`, and sends the records (name,
-//!   command, args, env names, url, header names) as one bincode frame.
+//!   command, args, env names, url, header names) as one bincode frame. It does not
+//!   decode its own answer against its share before sending it, as doctor's child
+//!   does (to answer a file too large for its share with an error instead): the
+//!   parent enforces the share either way, and that check is a choice of doctor's,
+//!   not work the result needs.
 //! * The parent decodes that frame with the sandbox crate's bounded decoder, under a
 //!   share sized from the file as doctor's is, checks every record, and writes the
 //!   report in one buffered write: a text report of doctor's size and shape (sources,
