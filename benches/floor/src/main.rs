@@ -25,11 +25,14 @@
 //! * The parent decodes that frame with the sandbox crate's bounded decoder, under a
 //!   share sized from the file as doctor's is, checks every record, and writes the
 //!   report in one buffered write: a text report of doctor's size and shape (sources,
-//!   a findings table, a pin command and a CI check step per server, each with the
-//!   lock file name it suggests) or, with `--json`, one JSON line per server.
+//!   a pin command and a CI check step per server, each with the lock file name it
+//!   suggests and the env and header names it passes, a summary) or, with `--json`,
+//!   one JSON finding line per server (without positions: `line` and `column` are
+//!   null).
 //!
 //! What it does not do: discover other clients' files, read locks, compute the
-//! effective configuration or approvals, scan for credentials, word-wrap by display
+//! effective configuration or approvals, scan for credentials, resolve positions,
+//! group servers that share a launch, lay lines out by display
 //! width. Its audit is a stand-in: every server gets the "no warden.lock" finding
 //! (it reads no locks). Nothing is precomputed and nothing is kept between runs.
 //!

@@ -1,10 +1,10 @@
-//! The report's bytes: doctor's text report in size and shape (sources, a findings
-//! table, a pin command and a CI check step per server), or one JSON line per server.
+//! The report's bytes: doctor's text report in size and shape (sources, a pin command
+//! and a CI check step per server, a summary), or one JSON finding line per server.
 //!
 //! The audit is a stand-in: every server gets doctor's "no warden.lock" finding (the
 //! floor reads no locks), and the servers that pass env or header names are counted.
-//! Table cells wrap after a space, `/` or `#` at a fixed width counted in chars (doctor
-//! lays the table out by display width for the terminal). Printed text has its
+//! Lines are laid out for 80 columns counted in chars (doctor counts display width
+//! and groups servers that share a launch under one pin line). Printed text has its
 //! control characters replaced and shell words are quoted, so nothing printed runs
 //! anything but what it says.
 
@@ -14,14 +14,11 @@ use std::fmt::Write as _;
 
 use crate::wire::{Section, Server};
 
-const RULE: &str = "WRD-DOCTOR-NO-LOCK";
 const MESSAGE: &str =
     "no warden.lock pins this server's declared surface; run the pin command below";
-const SEVERITY: &str = "low";
 const SOURCE: &str = "~/.claude.json";
-/// Column widths of the findings table on an 80-column terminal.
-const WIDTHS: [usize; 4] = [8, 18, 20, 21];
-const HEADINGS: [&str; 4] = ["severity", "rule", "server", "message"];
+/// The terminal width the report is laid out for.
+const WIDTH: usize = 80;
 const CI_HEADER: &str = "\
 # .github/workflows/mcp-warden.yml
 name: mcp-warden
@@ -48,8 +45,8 @@ pub fn text(sections: &[Section<'_>], confinement: &str, out: &mut Vec<u8>) {
         .flat_map(|s| &s.servers)
         .filter(|s| !s.env_keys.is_empty() || !s.header_names.is_empty())
         .count();
-    // About 720 bytes per server, as doctor's report on the large home.
-    out.reserve(4096 + servers * 768 + sections.len() * 96);
+    // About 440 bytes per server, as doctor's report on the large home.
+    out.reserve(4096 + servers * 512 + sections.len() * 96);
     let mut s = String::new();
 
     let _ = write!(
@@ -66,40 +63,39 @@ pub fn text(sections: &[Section<'_>], confinement: &str, out: &mut Vec<u8>) {
     for section in sections {
         s.push_str("  Claude Code  ");
         source(section, &mut s);
-        let _ = write!(s, "  ({} server(s))", section.servers.len());
+        let count = format!("({} server(s))", section.servers.len());
+        // A source line longer than the terminal continues on the next one.
+        if s.chars().count() + 2 + count.len() > WIDTH {
+            line(out, &mut s);
+            s.push_str("  │ ");
+        } else {
+            s.push_str("  ");
+        }
+        s.push_str(&count);
         line(out, &mut s);
     }
     let _ = write!(s, "  parsed in a sandbox: {confinement}");
     line(out, &mut s);
-
-    let _ = write!(s, "Posture findings ({servers})");
-    line(out, &mut s);
-    border(out, '┌', '┬', '┐');
-    row(out, HEADINGS);
-    border(out, '├', '┼', '┤');
-    let mut target = String::new();
-    for (section, server) in each_server(sections) {
-        display(section, server, &mut target);
-        row(out, [SEVERITY, RULE, &target, MESSAGE]);
-    }
-    border(out, '└', '┴', '┘');
-
     let _ = write!(
         s,
-        "\nNext steps — {servers} server(s) have no warden.lock. Pin each once, commit the \
-         lock, then wire the check into CI:"
+        "no posture findings; {servers} server(s) have no warden.lock: pin each with its \
+         line\n  under Next steps\n\nNext steps — {servers} servers have no warden.lock. Pin\n  \
+         each once, commit the lock, then wire the check into CI:"
     );
     line(out, &mut s);
+    let mut target = String::new();
     let mut launch = String::new();
+    let mut env = String::new();
     for ((section, server), lock) in each_server(sections).zip(&locks) {
         display(section, server, &mut target);
         s.push_str("  # ");
         shell_word(&target, &mut s);
         line(out, &mut s);
         launch_words(server, &mut launch);
+        env_flags(server, &mut env);
         let _ = write!(
             s,
-            "  mcp-warden pin {launch} --approve --approver you@example.com --lock {lock}"
+            "  mcp-warden pin {launch}{env} --approve --approver you@example.com --lock {lock}"
         );
         line(out, &mut s);
     }
@@ -110,27 +106,57 @@ pub fn text(sections: &[Section<'_>], confinement: &str, out: &mut Vec<u8>) {
     );
     out.extend_from_slice(CI_HEADER.as_bytes());
     for ((_, server), lock) in each_server(sections).zip(&locks) {
-        let _ = write!(s, "      - name: Check {lock}\n        run: |");
+        let _ = write!(s, "      - name: Check {lock}");
+        line(out, &mut s);
+        if !server.env_keys.is_empty() || !server.header_names.is_empty() {
+            s.push_str("        env:");
+            line(out, &mut s);
+            for key in &server.env_keys {
+                let key = printable(key);
+                let _ = write!(s, "          {key}: ${{{{ secrets.{key} }}}}");
+                line(out, &mut s);
+            }
+            for (i, name) in server.header_names.iter().enumerate() {
+                let _ = write!(
+                    s,
+                    "          MCP_WARDEN_HEADER_{i}: '{}: ${{{{ secrets.MCP_WARDEN_HEADER_{i} }}}}'",
+                    printable(name)
+                );
+                line(out, &mut s);
+            }
+        }
+        s.push_str("        run: |");
         line(out, &mut s);
         match server.url.as_deref() {
             Some(url) => {
                 s.push_str("          mcp-warden check --url ");
                 shell_word(&printable(url), &mut s);
+                for i in 0..server.header_names.len() {
+                    let _ = write!(s, " --header \"$MCP_WARDEN_HEADER_{i}\"");
+                }
                 let _ = write!(s, " --lock {lock}");
             }
             None => {
                 launch_words(server, &mut launch);
-                let _ = write!(s, "          mcp-warden check --lock {lock} {launch}");
+                env_flags(server, &mut env);
+                let _ = write!(s, "          mcp-warden check --lock {lock}{env} {launch}");
             }
         }
         line(out, &mut s);
     }
+    let _ = write!(
+        s,
+        "\nSummary: {servers} server(s) in 1 config file(s); {servers} finding(s): {servers} low;\n  \
+         0 suppressed;\n  {servers} without an approved lock ({servers} with none, under Next \
+         steps);\n  every file was scanned\nexit 0: the floor's findings do not fail its run"
+    );
+    line(out, &mut s);
 }
 
 /// One JSON line per server: doctor's finding record.
 pub fn json(sections: &[Section<'_>], out: &mut Vec<u8>) {
     let servers: usize = sections.iter().map(|s| s.servers.len()).sum();
-    out.reserve(servers * 288);
+    out.reserve(servers * 448);
     let mut target = String::new();
     for (section, server) in each_server(sections) {
         display(section, server, &mut target);
@@ -142,7 +168,18 @@ pub fn json(sections: &[Section<'_>], out: &mut Vec<u8>) {
         out.extend_from_slice(MESSAGE.as_bytes());
         out.extend_from_slice(br#"", "snippet": "#);
         json_string(&server.name, out);
-        out.extend_from_slice(b"}\n");
+        out.extend_from_slice(br#", "file": "~/.claude.json", "server": "#);
+        json_string(&server.name, out);
+        out.extend_from_slice(br#", "project": "#);
+        match &section.project {
+            Some(project) => json_string(project, out),
+            None => out.extend_from_slice(b"null"),
+        }
+        // The floor resolves no positions (doctor's records carry line and column).
+        out.extend_from_slice(
+            br#", "field": null, "line": null, "column": null, "suppressed": null}"#,
+        );
+        out.push(b'\n');
     }
 }
 
@@ -192,6 +229,15 @@ fn launch_words(server: &Server<'_>, out: &mut String) {
             out.push(' ');
         }
         shell_word(&printable(word), out);
+    }
+}
+
+/// ` --env NAME` for each env name the server passes.
+fn env_flags(server: &Server<'_>, out: &mut String) {
+    out.clear();
+    for key in &server.env_keys {
+        out.push_str(" --env ");
+        shell_word(&printable(key), out);
     }
 }
 
@@ -279,146 +325,9 @@ fn json_string(text: &str, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
-fn border(out: &mut Vec<u8>, left: char, middle: char, right: char) {
-    let mut s = String::new();
-    s.push(left);
-    for (i, w) in WIDTHS.iter().enumerate() {
-        if i > 0 {
-            s.push(middle);
-        }
-        s.extend(std::iter::repeat_n('─', w + 2));
-    }
-    s.push(right);
-    s.push('\n');
-    out.extend_from_slice(s.as_bytes());
-}
-
-/// One table row: each cell wrapped to its column, the row as tall as its tallest cell.
-fn row(out: &mut Vec<u8>, cells: [&str; 4]) {
-    let wrapped = [
-        wrap(cells[0], WIDTHS[0]),
-        wrap(cells[1], WIDTHS[1]),
-        wrap(cells[2], WIDTHS[2]),
-        wrap(cells[3], WIDTHS[3]),
-    ];
-    let height = wrapped.iter().map(Lines::len).max().unwrap_or(1);
-    for i in 0..height {
-        out.extend_from_slice("│".as_bytes());
-        for (cell, width) in wrapped.iter().zip(WIDTHS) {
-            let text = cell.get(i);
-            out.push(b' ');
-            out.extend_from_slice(text.as_bytes());
-            let used = if text.is_ascii() {
-                text.len()
-            } else {
-                text.chars().count()
-            };
-            out.resize(out.len() + width.saturating_sub(used), b' ');
-            out.extend_from_slice(" │".as_bytes());
-        }
-        out.push(b'\n');
-    }
-}
-
-/// A cell's lines (a cell of this report wraps to a few lines; more are kept in a Vec).
-struct Lines<'t> {
-    first: [&'t str; 8],
-    more: Vec<&'t str>,
-    len: usize,
-}
-
-impl<'t> Lines<'t> {
-    fn push(&mut self, line: &'t str) {
-        if let Some(slot) = self.first.get_mut(self.len) {
-            *slot = line;
-        } else {
-            self.more.push(line);
-        }
-        self.len += 1;
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn get(&self, i: usize) -> &'t str {
-        match self.first.get(i) {
-            Some(line) if i < self.len => line,
-            Some(_) => "",
-            None => self.more.get(i - self.first.len()).copied().unwrap_or(""),
-        }
-    }
-}
-
-/// `text` broken into lines of at most `width` chars, after a space, `/` or `#` where
-/// one falls within the line, else at the width.
-fn wrap(text: &str, width: usize) -> Lines<'_> {
-    let mut lines = Lines {
-        first: [""; 8],
-        more: Vec::new(),
-        len: 0,
-    };
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut end = rest.len();
-        let mut after_break = None;
-        for (count, (i, c)) in rest.char_indices().enumerate() {
-            if count == width {
-                end = i;
-                break;
-            }
-            if matches!(c, ' ' | '/' | '#') {
-                after_break = Some(i + c.len_utf8());
-            }
-        }
-        if end == rest.len() {
-            lines.push(rest);
-            break;
-        }
-        let cut = if rest[end..].starts_with(' ') {
-            end
-        } else {
-            after_break.unwrap_or(end)
-        };
-        lines.push(rest[..cut].trim_end_matches(' '));
-        rest = rest[cut..].trim_start_matches(' ');
-    }
-    if lines.len == 0 {
-        lines.push("");
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cells_wrap_like_doctors_table() {
-        let w = wrap("~/.claude.json#projects[/home/dev/src/project-0]#s0-0", 20);
-        let lines: Vec<&str> = (0..w.len()).map(|i| w.get(i)).collect();
-        assert_eq!(
-            lines,
-            [
-                "~/.claude.json#",
-                "projects[/home/dev/",
-                "src/project-0]#s0-0"
-            ]
-        );
-        let w = wrap(MESSAGE, 21);
-        let lines: Vec<&str> = (0..w.len()).map(|i| w.get(i)).collect();
-        assert_eq!(
-            lines,
-            [
-                "no warden.lock pins",
-                "this server's",
-                "declared surface; run",
-                "the pin command below"
-            ]
-        );
-        let long = "x".repeat(200);
-        let w = wrap(&long, 8);
-        assert_eq!(w.len(), 25);
-        assert_eq!(w.get(24), "xxxxxxxx");
-    }
 
     #[test]
     fn printed_words_cannot_run_anything_else() {

@@ -40,11 +40,11 @@ fn prints_every_server_of_a_tiny_file() {
     assert!(text.contains("  Claude Code  ~/.claude.json#projects[/src/p]  (1 server(s))\n"));
     assert!(text.contains("  parsed in a sandbox: "));
     assert!(text.contains(
-        "  mcp-warden pin npx -y 'it'\\''s@1' --approve --approver you@example.com --lock global.warden.lock\n"
+        "  mcp-warden pin npx -y 'it'\\''s@1' --env TOKEN --approve --approver you@example.com --lock global.warden.lock\n"
     ));
     assert!(text.contains("  # '~/.claude.json#projects[/src/p]#Remote One'\n"));
     assert!(text.contains(
-        "          mcp-warden check --url https://example.com/mcp --lock remote-one.warden.lock\n"
+        "          mcp-warden check --url https://example.com/mcp --header \"$MCP_WARDEN_HEADER_0\" --lock remote-one.warden.lock\n"
     ));
     assert!(!text.contains("hunter2"), "a credential was printed");
 
@@ -54,7 +54,7 @@ fn prints_every_server_of_a_tiny_file() {
     let lines: Vec<&str> = json.lines().collect();
     assert_eq!(lines.len(), 2, "{json}");
     assert!(lines[1].contains(r#""target": "~/.claude.json#projects[/src/p]#Remote One""#));
-    assert!(lines[1].contains(r#""snippet": "Remote One"}"#));
+    assert!(lines[1].contains(r#""snippet": "Remote One", "file": "~/.claude.json", "server": "Remote One", "project": "/src/p", "#));
 }
 
 #[test]
