@@ -99,7 +99,7 @@ pub use policy::{evaluate, FULL_LANDLOCK_ABI};
 pub use probe::{probe_main, selftest};
 pub use spawn::SECCOMP_LOG_ENV;
 pub use status::kernel_status;
-pub use sys::file_size;
+pub use sys::{advise_huge_pages, file_size};
 
 /// The fixed hidden argument with which the parent re-executes its own binary as the
 /// parser child. `main` must dispatch on it before parsing any other argument.

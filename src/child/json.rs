@@ -331,6 +331,7 @@ pub(crate) fn parse(text: &str, start: usize, opts: Options) -> Result<Value<'_>
         opts,
         skipped_keys: Vec::new(),
         scratch: String::new(),
+        skip_frames: Vec::new(),
     }
     .run()
 }
@@ -365,6 +366,17 @@ struct Parser<'a> {
     skipped_keys: Vec<(Cow<'a, str>, usize)>,
     /// Scratch buffer for validating escapes in skipped strings.
     scratch: String,
+    /// The open containers of the skipped value being validated (reused).
+    skip_frames: Vec<SkipFrame>,
+}
+
+/// A container open inside a skipped value: where it opened, and for an object
+/// where its keys start in `skipped_keys`.
+#[derive(Clone, Copy)]
+struct SkipFrame {
+    open: usize,
+    object: bool,
+    keys_start: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -387,6 +399,14 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             let mut value = match self.peek() {
                 None => return Err(self.eof_error(&stack)),
+                Some(b'{') if mode == Select::Skip => {
+                    self.skip_container(stack.len())?;
+                    Value::Object(Vec::new())
+                }
+                Some(b'[') if mode == Select::Skip => {
+                    self.skip_container(stack.len())?;
+                    Value::Array(Vec::new(), None)
+                }
                 Some(b'{') => {
                     self.pos += 1;
                     self.skip_trivia()?;
@@ -520,6 +540,141 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// Validate the container opening at `self.pos` (trivia before it skipped, its
+    /// depth `depth` checked) without building it: exactly the checks, in the same
+    /// order and with the same errors, as the general loop makes on a skipped
+    /// value, on a stack of small frames (where each container opened and where
+    /// its keys start) instead of the builder's.
+    fn skip_container(&mut self, depth: usize) -> Result<(), SyntaxError> {
+        let mut frames = std::mem::take(&mut self.skip_frames);
+        frames.clear();
+        let result = self.skip_container_on(depth, &mut frames);
+        self.skip_frames = frames;
+        result
+    }
+
+    fn skip_container_on(
+        &mut self,
+        depth: usize,
+        frames: &mut Vec<SkipFrame>,
+    ) -> Result<(), SyntaxError> {
+        'value: loop {
+            let start = self.pos;
+            match self.peek() {
+                None => return Err(self.skipped_unclosed(frames)),
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.skip_trivia()?;
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                    } else {
+                        let keys_start = self.skipped_keys.len();
+                        self.skipped_key(start)?;
+                        frames.push(SkipFrame {
+                            open: start,
+                            object: true,
+                            keys_start,
+                        });
+                        self.skipped_value_start(depth + frames.len())?;
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.pos += 1;
+                    self.skip_trivia()?;
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                    } else {
+                        frames.push(SkipFrame {
+                            open: start,
+                            object: false,
+                            keys_start: 0,
+                        });
+                        self.skipped_value_start(depth + frames.len())?;
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => self.skip_string()?,
+                Some(b't') => {
+                    self.literal("true", Value::Null)?;
+                }
+                Some(b'f') => {
+                    self.literal("false", Value::Null)?;
+                }
+                Some(b'n') => {
+                    self.literal("null", Value::Null)?;
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    self.number()?;
+                }
+                Some(_) => return Err(self.unexpected_value()),
+            }
+            // A value is complete: close the containers whose closing bracket follows.
+            while let Some(&SkipFrame {
+                open,
+                object,
+                keys_start,
+            }) = frames.last()
+            {
+                if object {
+                    if self.after_item(b'}', "object", open)? {
+                        self.skipped_key(open)?;
+                        self.skipped_value_start(depth + frames.len())?;
+                        continue 'value;
+                    }
+                    let keys = self.skipped_keys.get(keys_start..).unwrap_or_default();
+                    self.check_duplicates(keys.len(), |i| {
+                        keys.get(i).map(|(k, o)| (k.as_ref(), *o))
+                    })?;
+                    self.skipped_keys.truncate(keys_start);
+                } else if self.after_item(b']', "array", open)? {
+                    self.skipped_value_start(depth + frames.len())?;
+                    continue 'value;
+                }
+                frames.pop();
+            }
+            return Ok(());
+        }
+    }
+
+    /// Before a value inside a skipped container: trivia, then the depth bound.
+    fn skipped_value_start(&mut self, depth: usize) -> Result<(), SyntaxError> {
+        self.skip_trivia()?;
+        if depth > self.opts.max_depth {
+            return Err(SyntaxError {
+                offset: self.pos,
+                reason: format!("nesting deeper than {} levels", self.opts.max_depth),
+                construct: Some(Construct::DeepNesting),
+            });
+        }
+        Ok(())
+    }
+
+    /// The next key of a skipped object opened at `open`, kept only to refuse duplicates.
+    fn skipped_key(&mut self, open: usize) -> Result<(), SyntaxError> {
+        let (k, off) = self.key().map_err(|e| {
+            if self.peek().is_none() {
+                self.unclosed("object", open, e)
+            } else {
+                e
+            }
+        })?;
+        if self.opts.refuse_skipped_duplicates {
+            self.skipped_keys.push((k, off));
+        }
+        Ok(())
+    }
+
+    /// The end of input inside skipped containers: the innermost one is not closed.
+    fn skipped_unclosed(&self, frames: &[SkipFrame]) -> SyntaxError {
+        let (what, open) = match frames.last() {
+            Some(f) if f.object => ("object", f.open),
+            Some(f) => ("array", f.open),
+            None => ("value", self.pos),
+        };
+        self.unclosed(what, open, self.error(self.pos, String::new()))
     }
 
     /// Parse the next key of an object frame into it (or into the skipped-key list).
@@ -804,19 +959,16 @@ impl<'a> Parser<'a> {
         let open = self.pos;
         let b = self.bytes;
         let start = open + 1;
-        let mut i = start;
         // Fast path: no escapes, borrow from the input.
-        loop {
-            match b.get(i) {
-                None => return Err(self.unterminated(open)),
-                Some(b'"') => {
-                    self.pos = i + 1;
-                    return Ok(Cow::Borrowed(self.slice(start, i)?));
-                }
-                Some(b'\\') => break,
-                Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
-                Some(_) => i += 1,
+        let mut i = special_byte(b, start);
+        match b.get(i) {
+            None => return Err(self.unterminated(open)),
+            Some(b'"') => {
+                self.pos = i + 1;
+                return Ok(Cow::Borrowed(self.slice(start, i)?));
             }
+            Some(b'\\') => {}
+            Some(&c) => return Err(self.control_char(i, c)),
         }
         let mut out = String::with_capacity(i - start + 16);
         out.push_str(self.slice(start, i)?);
@@ -831,12 +983,7 @@ impl<'a> Parser<'a> {
                 Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
                 Some(_) => {
                     let run = i;
-                    while let Some(&c) = b.get(i) {
-                        if c == b'"' || c == b'\\' || c < 0x20 {
-                            break;
-                        }
-                        i += 1;
-                    }
+                    i = special_byte(b, i);
                     out.push_str(self.slice(run, i)?);
                 }
             }
@@ -849,6 +996,7 @@ impl<'a> Parser<'a> {
         let b = self.bytes;
         let mut i = open + 1;
         loop {
+            i = special_byte(b, i);
             match b.get(i) {
                 None => return Err(self.unterminated(open)),
                 Some(b'"') => {
@@ -862,8 +1010,7 @@ impl<'a> Parser<'a> {
                     self.scratch = scratch;
                     i = next?;
                 }
-                Some(&c) if c < 0x20 => return Err(self.control_char(i, c)),
-                Some(_) => i += 1,
+                Some(&c) => return Err(self.control_char(i, c)),
             }
         }
     }
@@ -1030,6 +1177,40 @@ impl<'a> Parser<'a> {
             Some(c) => format!("U+{:04X}", u32::from(c)),
         }
     }
+}
+
+/// The index of the first byte at or after `from` that ends a run of plain string
+/// text: `"`, `\\` or a raw control character (below U+0020); `bytes.len()` when
+/// there is none. Eight bytes are tested at once (SWAR: a byte-wise "is zero" and
+/// "is below 0x20" on one `u64`, exact on whether any byte matches), and only the
+/// word that holds a match is searched byte by byte, so a long string costs a few
+/// instructions per eight bytes instead of a branch per byte.
+fn special_byte(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    const SPACES: u64 = ONES * 0x20;
+    let rest = bytes.get(from..).unwrap_or_default();
+    let mut at = from;
+    for word in rest.chunks_exact(8) {
+        // A word that cannot be read (never: the chunks are exact) is searched bytewise.
+        let w = word.try_into().map_or(0, u64::from_le_bytes);
+        let quote = w ^ QUOTES;
+        let backslash = w ^ BACKSLASHES;
+        let hit = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(SPACES) & !w);
+        if hit & HIGH != 0 {
+            break;
+        }
+        at += 8;
+    }
+    let tail = bytes.get(at..).unwrap_or_default();
+    at + tail
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .unwrap_or(tail.len())
 }
 
 /// At most 40 characters of `s`, with `…` when cut.
@@ -1358,6 +1539,103 @@ mod tests {
         assert!(same_value(&a, &b));
         assert!(!same_value(&a, &c));
         assert!(!same_value(&ok("[1]", STRICT), &ok("[\"1\"]", STRICT)));
+    }
+
+    /// A skipped value is validated exactly as a built one: same acceptance, same
+    /// error (offset, reason, construct) on every input, in both dialects, at the
+    /// depth bound too. The skipped side is `"x"` of a config's top level; the built
+    /// side is the same text read with everything built and duplicates refused.
+    #[test]
+    fn skipped_values_are_validated_exactly_like_built_ones() {
+        let pieces = [
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\"a\"",
+            "\"b\"",
+            "\"a\":",
+            "1",
+            "-0.5e3",
+            "01",
+            "true",
+            "nul",
+            "null",
+            "\"\\u00e9\"",
+            "\"\\ud800\"",
+            "\"\\ud83d\\ude00\"",
+            "\"\\x\"",
+            "\"\u{1}\"",
+            "\"",
+            "\\",
+            "/* c */",
+            "// c\n",
+            "/",
+            "\"é😀\"",
+            "\"0123456789abcdef0123456789abcdef0123\"",
+            "\"0123456789abcdef0123456789abcdef\\n\"",
+            "[[[[",
+            "]]]]",
+            "{\"a\":{\"a\":",
+            "}}",
+            "'",
+            "x",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x005e_ed0f_5c1b);
+        for jsonc in [false, true] {
+            for depth in [3usize, 128] {
+                let opts = |select| Options {
+                    jsonc,
+                    trailing_commas: jsonc,
+                    cr_ends_line_comment: true,
+                    max_depth: depth,
+                    select,
+                    keep_duplicates: false,
+                    refuse_skipped_duplicates: true,
+                };
+                for _ in 0..4000 {
+                    let inner = generated.text(&pieces, 16);
+                    let doc = format!("{{\"x\": {inner}}}");
+                    let skipped = parse(&doc, 0, opts(Select::Config { claude: false }));
+                    let built = parse(&doc, 0, opts(Select::All));
+                    match (skipped, built) {
+                        (Ok(_), Ok(_)) => {}
+                        (Err(a), Err(b)) => assert_eq!(a, b, "{doc:?}"),
+                        (a, b) => panic!("{doc:?}: skipped {a:?}, built {b:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The word-at-a-time search finds exactly the first `"`, `\\` or control byte,
+    /// wherever it sits in a word, next to bytes of every other value.
+    #[test]
+    fn special_byte_agrees_with_the_bytewise_definition() {
+        let naive = |b: &[u8], from: usize| {
+            (from..b.len())
+                .find(|&i| b[i] == b'"' || b[i] == b'\\' || b[i] < 0x20)
+                .unwrap_or(b.len())
+        };
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for filler in [b'a', b' ', 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff] {
+                for len in 0..40 {
+                    for at in 0..=len {
+                        let mut b = vec![filler; len];
+                        if at < len {
+                            b[at] = special;
+                        }
+                        for from in 0..=len.min(9) {
+                            assert_eq!(special_byte(&b, from), naive(&b, from), "{b:?} {from}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

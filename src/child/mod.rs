@@ -179,6 +179,10 @@ fn with_note(mut config: ParsedConfig, note: LoadError) -> ParsedConfig {
     config
 }
 
+/// Read buffers from this size on are advised to use transparent huge pages (two
+/// huge pages: a smaller buffer rarely covers an aligned one).
+const HUGE_PAGE_BUFFER: usize = 4 << 20;
+
 /// Read the whole file, refusing (never truncating) one longer than `cap` bytes.
 ///
 /// Reads at most `cap + 1` bytes, so an endless or growing file cannot exhaust
@@ -198,6 +202,11 @@ pub fn read_capped(
     if let Some(hint) = size_hint {
         let expected = hint.min(cap).saturating_add(1);
         let _ = buf.try_reserve_exact(usize::try_from(expected).unwrap_or(0));
+        // Fresh memory costs about five times less to fault in as huge pages: an
+        // 8 MiB `~/.claude.json` is read into 2 MiB pages where the kernel allows it.
+        if buf.capacity() >= HUGE_PAGE_BUFFER {
+            mcp_warden_sandbox::advise_huge_pages(buf.spare_capacity_mut());
+        }
     }
     file.take(cap.saturating_add(1))
         .read_to_end(&mut buf)

@@ -176,13 +176,14 @@ const GETFD_ONLY: Args = Args {
     any_of: &[&[is(1, libc::F_GETFD as u32)]],
     text: "cmd (arg 1) is F_GETFD",
 };
-/// `madvise` only to give memory back.
-const FREE_ADVICE: Args = Args {
+/// `madvise` only to give memory back or to ask for huge pages under its own memory.
+const MEMORY_ADVICE: Args = Args {
     any_of: &[
         &[is(2, libc::MADV_DONTNEED as u32)],
         &[is(2, libc::MADV_FREE as u32)],
+        &[is(2, libc::MADV_HUGEPAGE as u32)],
     ],
-    text: "advice (arg 2) is MADV_DONTNEED or MADV_FREE",
+    text: "advice (arg 2) is MADV_DONTNEED, MADV_FREE or MADV_HUGEPAGE",
 };
 /// `futex` only on process-private words, only waits and wakes.
 const PRIVATE_FUTEX: Args = Args {
@@ -223,7 +224,7 @@ pub(crate) const ALLOWED: &[Allowed] = &[
     allow("mmap",           libc::SYS_mmap,           NO_EXEC,       "glibc malloc: large allocations; never executable"),
     allow("munmap",         libc::SYS_munmap,         ANY,           "glibc malloc: freeing large allocations; unmaps only its own memory"),
     allow("mremap",         libc::SYS_mremap,         ANY,           "glibc realloc of large buffers (Vec growth); keeps the protection of what it moves, so never makes memory executable"),
-    allow("madvise",        libc::SYS_madvise,        FREE_ADVICE,   "glibc malloc: returning freed memory (never MADV_MERGEABLE: shared pages are a side channel)"),
+    allow("madvise",        libc::SYS_madvise,        MEMORY_ADVICE, "glibc malloc: returning freed memory; huge pages for a large file's read buffer (advise_huge_pages) (never MADV_MERGEABLE: shared pages are a side channel)"),
     allow("mprotect",       libc::SYS_mprotect,       NO_EXEC,       "glibc malloc arenas and guard pages; never executable"),
     allow("futex",          libc::SYS_futex,          PRIVATE_FUTEX, "std and glibc locks under contention; its own memory only, no shared, requeue or priority-inheritance futexes"),
     allow("rt_sigprocmask", libc::SYS_rt_sigprocmask, ANY,           "abort(): glibc unblocks SIGABRT before raising it; changes only its own signal mask"),
@@ -486,7 +487,7 @@ mod tests {
             a(&[0, 4096, int(libc::PROT_NONE)])
         ));
         assert!(!allowed(libc::SYS_mprotect, a(&[0, 4096, rx])));
-        for advice in [libc::MADV_DONTNEED, libc::MADV_FREE] {
+        for advice in [libc::MADV_DONTNEED, libc::MADV_FREE, libc::MADV_HUGEPAGE] {
             assert!(allowed(libc::SYS_madvise, a(&[0, 4096, int(advice)])));
         }
         for advice in [
