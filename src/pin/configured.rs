@@ -47,8 +47,8 @@
 //!   reference (`pin` reads the caller's own value, as the client does) but it is
 //!   not among the variables to export ([`PinHeader::variables`]).
 
-use crate::hash::HashSet;
-use crate::hash::HashSetExt;
+use crate::hash::{HashMap, HashSet};
+use crate::hash::{HashMapExt, HashSetExt};
 
 use crate::model::{Launch, ServerSpec};
 use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};
@@ -171,13 +171,20 @@ const EXECUTION_CONTROL_PREFIXES: &[&str] = &[
 /// files (`GITHUB_ENV`) or mcp-warden's own configuration (`XDG_CONFIG_HOME` decides
 /// which suppression file it reads, `WARDEN_APPROVER` whose approval `pin` records).
 pub fn is_execution_control(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    EXECUTION_CONTROL_NAMES.contains(&upper.as_str())
-        || EXECUTION_CONTROL_PREFIXES
-            .iter()
-            .any(|p| upper.starts_with(p))
-        || upper.ends_with("_PROXY")
-        || upper == "PROXY"
+    // ASCII case-insensitive compares: the names and prefixes are upper-case ASCII,
+    // so this is exactly a compare of the upper-cased name, without the copy.
+    let bytes = name.as_bytes();
+    let starts =
+        |p: &str| bytes.len() >= p.len() && bytes[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let ends = |p: &str| {
+        bytes.len() >= p.len() && bytes[bytes.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+    };
+    EXECUTION_CONTROL_NAMES
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(name))
+        || EXECUTION_CONTROL_PREFIXES.iter().any(|p| starts(p))
+        || ends("_PROXY")
+        || name.eq_ignore_ascii_case("PROXY")
 }
 
 /// Whether `name` is an HTTP header name (`pin --header` accepts only these).
@@ -513,12 +520,63 @@ fn in_pins_syntax(expanded: &str) -> Option<String> {
 /// A header value that prints as it is: its variables and its text.
 type Printable = (Vec<String>, String);
 
+/// What [`pin_headers`] decides from: the reader, the launched headers and the
+/// declared ones.
+type HeaderInputs = (Option<Reader>, Vec<(String, String)>, Vec<(String, String)>);
+
+thread_local! {
+    /// [`pin_headers`] of each distinct input seen in this thread, by a hash of the
+    /// input (each bucket holds the inputs themselves, compared in full). Lock
+    /// naming and Next steps both ask for every remote server's headers, and a
+    /// large `~/.claude.json` repeats the same few header maps across thousands of
+    /// projects: each distinct map is judged once, and every later ask gets that
+    /// same judgment. Bounded by the servers of the run.
+    static PIN_HEADERS: std::cell::RefCell<HashMap<u64, Vec<(HeaderInputs, PinHeaders)>>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// The per-process seed of the memo's hash (a hostile file cannot aim at one bucket).
+fn memo_hasher() -> &'static foldhash::fast::RandomState {
+    static SEED: std::sync::OnceLock<foldhash::fast::RandomState> = std::sync::OnceLock::new();
+    SEED.get_or_init(foldhash::fast::RandomState::default)
+}
+
 /// The `--header` options of a remote server (empty for a stdio one).
 pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
     let Launch::Remote(remote) = &spec.launch else {
         return PinHeaders::default();
     };
     let reader = reader_of(spec);
+    let declared = &spec.declared.headers;
+    let key = std::hash::BuildHasher::hash_one(memo_hasher(), (reader, &remote.headers, declared));
+    let same = |(r, launched, written): &HeaderInputs| {
+        *r == reader && launched == &remote.headers && written == declared
+    };
+    let known = PIN_HEADERS.with(|memo| {
+        memo.borrow()
+            .get(&key)
+            .and_then(|bucket| bucket.iter().find(|(input, _)| same(input)))
+            .map(|(_, headers)| headers.clone())
+    });
+    if let Some(headers) = known {
+        return headers;
+    }
+    let headers = judge_headers(spec, remote, reader);
+    PIN_HEADERS.with(|memo| {
+        memo.borrow_mut().entry(key).or_default().push((
+            (reader, remote.headers.clone(), declared.clone()),
+            headers.clone(),
+        ));
+    });
+    headers
+}
+
+/// [`pin_headers`] without the memo.
+fn judge_headers(
+    spec: &ServerSpec,
+    remote: &crate::model::RemoteLaunch,
+    reader: Option<Reader>,
+) -> PinHeaders {
     // Every variable reference, in the client's syntax, marked; the marks become
     // `${NAME}` once every `$` the client keeps literally has been ruled out.
     let as_reference = |name: &str| Some(format!("{REFERENCE_OPEN}{name}{REFERENCE_CLOSE}"));
@@ -613,6 +671,22 @@ mod tests {
             .into_iter()
             .map(|h| h.text)
             .collect()
+    }
+
+    /// The memo answers only for the very same input: the same header under
+    /// another reader (VS Code sends `${NAME}` literally) or with other declared
+    /// values is judged again, and asking twice gives the first judgment.
+    #[test]
+    fn remembered_judgments_are_per_input() {
+        let claude = remote(Reader::ClaudeCode, &[("X-Api-Key", "${FM_KEY}")]);
+        let vscode = remote(Reader::VsCode, &[("X-Api-Key", "${FM_KEY}")]);
+        for _ in 0..2 {
+            assert_eq!(texts(&claude), ["X-Api-Key: ${FM_KEY}"]);
+            assert_eq!(texts(&vscode), ["X-Api-Key: ${MCP_HEADER_X_API_KEY}"]);
+        }
+        let secret = remote(Reader::ClaudeCode, &[("X-Api-Key", "Sup3rS3cretPw9")]);
+        assert_eq!(texts(&secret), ["X-Api-Key: ${MCP_HEADER_X_API_KEY}"]);
+        assert_eq!(texts(&claude), ["X-Api-Key: ${FM_KEY}"]);
     }
 
     #[test]

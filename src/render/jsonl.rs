@@ -127,9 +127,30 @@ pub fn render_records<'a>(
 /// Where a doctor finding is, shared by a server's findings: each field already
 /// display-safe (`None` prints `null`).
 struct Place {
-    file: String,
+    file: std::sync::Arc<str>,
     server: Option<String>,
-    project: Option<String>,
+    project: Option<std::sync::Arc<str>>,
+}
+
+/// The printed file and project of the last place, reused while they repeat: the
+/// servers of a file (and of a project section) come one after another, and a
+/// `~/.claude.json` holds thousands of them, all in one file.
+#[derive(Default)]
+struct PlaceShown<'r> {
+    file: Option<(&'r str, std::sync::Arc<str>)>,
+    project: Option<(&'r str, std::sync::Arc<str>)>,
+}
+
+/// `make(raw)`, or the previous result when `raw` is the text it was made from.
+fn reuse<'r>(
+    last: &mut Option<(&'r str, std::sync::Arc<str>)>,
+    raw: &'r str,
+    make: impl FnOnce(&str) -> std::sync::Arc<str>,
+) -> std::sync::Arc<str> {
+    match last {
+        Some((seen, shown)) if *seen == raw => std::sync::Arc::clone(shown),
+        _ => std::sync::Arc::clone(&last.insert((raw, make(raw))).1),
+    }
 }
 
 /// The file part of a source's label and the `projects[…]` key it names, if any:
@@ -153,35 +174,46 @@ fn split_label<'s>(source: &'s Source, project: Option<&'s str>) -> (&'s str, Op
     }
 }
 
-fn place(report: &Report, source: usize, server: Option<&AuditedServer>) -> Place {
+fn place<'r>(
+    report: &'r Report,
+    source: usize,
+    server: Option<&'r AuditedServer>,
+    last: &mut PlaceShown<'r>,
+) -> Place {
     let project = server.and_then(|s| s.spec.origin.key.project.as_deref());
     let (file, project) = match report.sources.get(source) {
         Some(src) => split_label(src, project),
         None => ("", project),
     };
     Place {
-        file: display_capped(file, PATH_CAP).into_owned(),
+        file: reuse(&mut last.file, file, |f| display_capped(f, PATH_CAP).into()),
         // The name as written; a spec built without its origin has only the key.
         server: server.map(|s| {
             let key = &s.spec.origin.key.name;
             display(if key.is_empty() { &s.name } else { key }).into_owned()
         }),
-        project: project.map(|p| display(p).into_owned()),
+        project: project.map(|p| reuse(&mut last.project, p, |p| display(p).into())),
     }
 }
 
 /// The record a doctor finding is, its text fields display-safe.
-struct Shown {
+/// Borrowed where display changes nothing (the common case), so a finding's line
+/// copies no text before it is written.
+struct Shown<'f> {
     target: std::sync::Arc<str>,
-    message: String,
-    snippet: String,
+    message: Cow<'f, str>,
+    snippet: Cow<'f, str>,
 }
 
-fn shown(finding: &Finding, targets: &mut Targets) -> Shown {
+fn shown<'f>(finding: &'f Finding, targets: &mut Targets) -> Shown<'f> {
+    let message = match finding.message_with_fix() {
+        Cow::Borrowed(text) => display(text),
+        Cow::Owned(text) => Cow::Owned(display(&text).into_owned()),
+    };
     Shown {
         target: targets.display(&finding.target),
-        message: display(&finding.message_with_fix()).into_owned(),
-        snippet: display(&finding.snippet).into_owned(),
+        message,
+        snippet: display(&finding.snippet),
     }
 }
 
@@ -364,15 +396,16 @@ fn render_findings(report: &Report, out: &mut dyn Write) -> io::Result<Tally> {
             }
             io::Result::Ok(())
         };
+    let mut last = PlaceShown::default();
     for server in &report.servers {
         if server.findings.is_empty() {
             continue;
         }
-        let place = place(report, server.source, Some(server));
+        let place = place(report, server.source, Some(server), &mut last);
         lines(&mut buf, &mut server.findings.iter(), &place)?;
     }
     for setting in &report.setting_findings {
-        let place = place(report, setting.source, None);
+        let place = place(report, setting.source, None, &mut last);
         lines(&mut buf, &mut std::iter::once(&setting.finding), &place)?;
     }
     out.write_all(&buf)?;

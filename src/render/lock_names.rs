@@ -37,11 +37,13 @@
 use crate::hash::{HashMap, HashSet};
 use crate::hash::{HashMapExt, HashSetExt};
 
+use std::borrow::Cow;
+
 use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Coverage, Launch, Report};
 use crate::pin::configured::pin_headers;
-use crate::text::redact::{names_a_credential, redact_in_place};
+use crate::text::redact::{names_a_credential, redacted};
 
 /// Suffix of every lock file doctor names.
 pub const LOCK_SUFFIX: &str = ".warden.lock";
@@ -61,7 +63,7 @@ const FIRST_HASH_DIGITS: usize = 6;
 /// and a slug that still reads as one becomes `server`: the lock name is printed in
 /// pin lines and committed, and a server name is config text like any other.
 pub fn lock_slug(name: &str) -> String {
-    let slug = slug_of(&redact_in_place(name));
+    let slug = slug_of(&redacted(name));
     if names_a_credential(&slug) {
         "server".to_string()
     } else {
@@ -70,8 +72,16 @@ pub fn lock_slug(name: &str) -> String {
 }
 
 fn slug_of(name: &str) -> String {
-    let mut slug = String::new();
-    for c in name.to_lowercase().chars() {
+    let mut slug = String::with_capacity(name.len().min(MAX_SLUG + 1));
+    // Lowercased character by character: the same characters as `str::to_lowercase`
+    // (which differs only for a final sigma, never ASCII, so never kept) without a
+    // copy of the name.
+    // The slug only grows and is cut at MAX_SLUG: the rest of a long name cannot
+    // change it.
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if slug.len() >= MAX_SLUG {
+            break;
+        }
         if c.is_ascii_lowercase() || c.is_ascii_digit() {
             slug.push(c);
         } else if !slug.is_empty() && !slug.ends_with('-') {
@@ -82,6 +92,8 @@ fn slug_of(name: &str) -> String {
     let trimmed = slug.trim_matches('-');
     if trimmed.is_empty() {
         "server".to_string()
+    } else if trimmed.len() == slug.len() {
+        slug
     } else {
         trimmed.to_string()
     }
@@ -215,61 +227,116 @@ pub fn lock_file_name(name: &str, is_taken: &dyn Fn(&str) -> bool) -> String {
     LockNamer::new(is_taken).name(name)
 }
 
-/// What makes two servers one launch (see the module documentation).
+/// What makes two servers one launch (see the module documentation). It borrows
+/// the server's strings: a `~/.claude.json` can hold tens of thousands of
+/// servers, and copying each launch only to compare it dominated the naming.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum LaunchKey {
+pub enum LaunchKey<'s> {
     Stdio {
-        command: String,
-        args: Vec<String>,
-        cwd: Option<String>,
+        command: &'s str,
+        args: &'s [String],
+        cwd: Option<&'s str>,
         /// Sorted, without repeats.
-        env_names: Vec<String>,
+        env_names: EnvNames<'s>,
     },
     Remote {
-        url: String,
+        url: &'s str,
         /// Each printed header; the values as written where one is withheld.
-        headers: Vec<(String, String)>,
+        headers: Vec<(Cow<'s, str>, &'s str)>,
     },
     /// Starts nothing: never the same as another server.
     Unique(usize),
 }
 
-/// The launch of the server at `index` of the report.
-pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey {
-    match &server.spec.launch {
-        Launch::Stdio(s) => {
-            let mut env_names: Vec<String> = s.env.iter().map(|(k, _)| k.clone()).collect();
-            env_names.sort_unstable();
-            env_names.dedup();
-            LaunchKey::Stdio {
-                command: s.command.clone(),
-                args: s.args.clone(),
-                cwd: s.cwd.clone(),
-                env_names,
-            }
+/// The environment names of a stdio launch, sorted and without repeats: the
+/// launch's own list when it already is (one name, or names in order), else a
+/// sorted copy of the names. Compared and hashed as the sequence of names, so
+/// both forms of one set are equal.
+#[derive(Debug, Clone)]
+pub enum EnvNames<'s> {
+    InOrder(&'s [(String, String)]),
+    Sorted(Vec<&'s str>),
+}
+
+impl<'s> EnvNames<'s> {
+    fn of(env: &'s [(String, String)]) -> EnvNames<'s> {
+        if env.windows(2).all(|w| w[0].0 < w[1].0) {
+            return EnvNames::InOrder(env);
         }
+        let mut names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        EnvNames::Sorted(names)
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            EnvNames::InOrder(env) => env.len(),
+            EnvNames::Sorted(names) => names.len(),
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        let (in_order, sorted) = match self {
+            EnvNames::InOrder(env) => (Some(env.iter().map(|(k, _)| k.as_str())), None),
+            EnvNames::Sorted(names) => (None, Some(names.iter().copied())),
+        };
+        in_order
+            .into_iter()
+            .flatten()
+            .chain(sorted.into_iter().flatten())
+    }
+}
+
+impl PartialEq for EnvNames<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.names().eq(other.names())
+    }
+}
+
+impl Eq for EnvNames<'_> {}
+
+impl std::hash::Hash for EnvNames<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.len());
+        for name in self.names() {
+            name.hash(state);
+        }
+    }
+}
+
+/// The launch of the server at `index` of the report.
+pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey<'_> {
+    match &server.spec.launch {
+        Launch::Stdio(s) => LaunchKey::Stdio {
+            command: &s.command,
+            args: &s.args,
+            cwd: s.cwd.as_deref(),
+            env_names: EnvNames::of(&s.env),
+        },
         Launch::Remote(r) => {
             // The headers as the pin line passes them (`${NAME}` whatever the
             // client's reference syntax); where a value is withheld or a name left
             // out, the values as written too, so different credentials stay apart.
             let printed = pin_headers(&server.spec);
-            let mut headers: Vec<(String, String)> = printed
+            let keep_written = printed.unnamed > 0 || printed.headers.iter().any(|h| h.withheld);
+            let mut headers: Vec<(Cow<'_, str>, &str)> = printed
                 .headers
-                .iter()
-                .map(|h| (h.text.clone(), String::new()))
+                .into_iter()
+                .map(|h| (Cow::Owned(h.text), ""))
                 .collect();
-            if printed.unnamed > 0 || printed.headers.iter().any(|h| h.withheld) {
+            if keep_written {
                 let declared = &server.spec.declared.headers;
                 headers.extend(r.headers.iter().enumerate().map(|(i, (k, v))| {
                     let written = declared
                         .get(i)
                         .filter(|_| declared.len() <= r.headers.len())
                         .map_or(v, |(_, w)| w);
-                    (k.clone(), written.clone())
+                    (Cow::Borrowed(k.as_str()), written.as_str())
                 }));
             }
             LaunchKey::Remote {
-                url: r.url.clone(),
+                url: &r.url,
                 headers,
             }
         }
@@ -284,14 +351,23 @@ pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey {
 /// `doctor --pin` writes exactly these names.
 pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> bool) {
     let mut namer = LockNamer::new(exists_on_disk);
-    let mut by_launch: HashMap<LaunchKey, String> = HashMap::new();
-    for (i, server) in report.servers.iter_mut().enumerate() {
-        server.lock_name = (server.coverage == Coverage::None).then(|| {
-            by_launch
-                .entry(launch_key(server, i))
-                .or_insert_with(|| namer.name(&server.name))
-                .clone()
-        });
+    // The name of each launch, and each server's launch: decided over borrowed
+    // keys first, then written into the servers.
+    let mut names: Vec<String> = Vec::new();
+    let mut chosen: Vec<Option<usize>> = Vec::with_capacity(report.servers.len());
+    {
+        let mut by_launch: HashMap<LaunchKey<'_>, usize> = HashMap::new();
+        for (i, server) in report.servers.iter().enumerate() {
+            chosen.push((server.coverage == Coverage::None).then(|| {
+                *by_launch.entry(launch_key(server, i)).or_insert_with(|| {
+                    names.push(namer.name(&server.name));
+                    names.len() - 1
+                })
+            }));
+        }
+    }
+    for (server, launch) in report.servers.iter_mut().zip(chosen) {
+        server.lock_name = launch.and_then(|n| names.get(n).cloned());
     }
 }
 
@@ -313,25 +389,33 @@ impl<'r> LockGroup<'r> {
 /// appears: the assigned names, or, for servers the caller did not assign, names
 /// computed like [`assign_lock_names`] would (without the disk check).
 pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
-    let assigned: HashSet<&str> = report
-        .uncovered()
-        .filter_map(|s| s.lock_name.as_deref())
-        .collect();
+    // Only servers the caller did not name need the namer (and the set of the
+    // names it must avoid); doctor names every one.
+    let assigned: HashSet<&str> = if report.uncovered().any(|s| s.lock_name.is_none()) {
+        report
+            .uncovered()
+            .filter_map(|s| s.lock_name.as_deref())
+            .collect()
+    } else {
+        HashSet::new()
+    };
     let is_assigned = |c: &str| assigned.contains(c);
     let mut namer = LockNamer::new(&is_assigned);
-    let mut by_launch: HashMap<LaunchKey, String> = HashMap::new();
+    let mut by_launch: HashMap<LaunchKey<'_>, String> = HashMap::new();
     let mut groups: Vec<LockGroup<'_>> = Vec::new();
-    let mut index_of: HashMap<String, usize> = HashMap::new();
+    let mut index_of: HashMap<Cow<'_, str>, usize> = HashMap::new();
     for (i, s) in report.servers.iter().enumerate() {
         if s.coverage != Coverage::None {
             continue;
         }
-        let name = match &s.lock_name {
-            Some(n) => n.clone(),
-            None => by_launch
-                .entry(launch_key(s, i))
-                .or_insert_with(|| namer.name(&s.name))
-                .clone(),
+        let name: Cow<'_, str> = match &s.lock_name {
+            Some(n) => Cow::Borrowed(n),
+            None => Cow::Owned(
+                by_launch
+                    .entry(launch_key(s, i))
+                    .or_insert_with(|| namer.name(&s.name))
+                    .clone(),
+            ),
         };
         match index_of.get(&name) {
             Some(&g) => {
@@ -340,11 +424,11 @@ pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
                 }
             }
             None => {
-                index_of.insert(name.clone(), groups.len());
                 groups.push(LockGroup {
-                    lock: name,
+                    lock: name.clone().into_owned(),
                     servers: vec![s],
                 });
+                index_of.insert(name, groups.len() - 1);
             }
         }
     }
@@ -391,6 +475,39 @@ mod tests {
         );
         let long = lock_slug(&"ab-".repeat(200));
         assert!(long.len() <= 100 && !long.ends_with('-'));
+        // Lowercased per character exactly as the whole name would be (KELVIN SIGN
+        // is `k`, a final sigma is not ASCII either way), and cut at 100 whatever
+        // follows.
+        for name in [
+            "\u{212A}ey \u{03A3}x\u{03A3}",
+            "İstanbul-Server",
+            &format!("{}-tail", "x".repeat(150)),
+            &format!("{}Z", "a-".repeat(50)),
+        ] {
+            let whole: String = name
+                .to_lowercase()
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect();
+            let mut squeezed = String::new();
+            for c in whole.chars() {
+                if c != '-' || !(squeezed.is_empty() || squeezed.ends_with('-')) {
+                    squeezed.push(c);
+                }
+            }
+            squeezed.truncate(100);
+            let want = squeezed.trim_matches('-');
+            assert_eq!(
+                lock_slug(name),
+                if want.is_empty() { "server" } else { want }
+            );
+        }
     }
 
     fn names(r: &Report) -> Vec<Option<String>> {

@@ -67,7 +67,9 @@ use crate::render::{flush_if_full, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
 use crate::text::mask::{shown_argv, shown_url, Shown, REDACTED_ARG, REDACTED_URL};
-use crate::text::quote::{is_bare, quote, yaml_single_quoted};
+use crate::text::quote::{
+    is_bare, push_quoted, push_yaml_single_quoted, quote, yaml_single_quoted,
+};
 
 /// The approver identity printed in pin and rotate lines: a placeholder for the
 /// user's own that pastes as one plain word (`<id>` would be a shell redirection).
@@ -387,11 +389,50 @@ const OWN_VARIABLE_PREFIX: &str = "MCP_WARDEN_";
 /// The repository secret a CI step takes variable `name` from: `name` itself, or
 /// `MCP_<name>` for a name GitHub does not allow as a secret's (`GITHUB_…`).
 pub fn secret_name(name: &str) -> String {
-    if name.to_ascii_uppercase().starts_with("GITHUB_") {
-        format!("MCP_{name}")
-    } else {
-        name.to_string()
+    let mut out = String::with_capacity(name.len() + SECRET_PREFIX.len());
+    push_secret_name(&mut out, name);
+    out
+}
+
+/// Put before a variable name GitHub reserves for its own secrets.
+const SECRET_PREFIX: &str = "MCP_";
+
+/// Whether `name` starts with `prefix` (upper-case ASCII), ignoring ASCII case.
+fn starts_with_ignoring_case(name: &str, prefix: &str) -> bool {
+    name.len() >= prefix.len()
+        && name.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// Whether GitHub reserves `name` as a secret's name (`GITHUB_…`, any case).
+fn is_reserved_secret(name: &str) -> bool {
+    starts_with_ignoring_case(name, "GITHUB_")
+}
+
+/// [`secret_name`] written into `out`.
+fn push_secret_name(out: &mut String, name: &str) {
+    if is_reserved_secret(name) {
+        out.push_str(SECRET_PREFIX);
     }
+    out.push_str(name);
+}
+
+/// Whether variables `a` and `b` read one repository secret (GitHub compares
+/// secret names ignoring case): [`secret_name`] of each, compared without copies.
+fn same_secret(a: &str, b: &str) -> bool {
+    let prefix = |v: &str| {
+        if is_reserved_secret(v) {
+            SECRET_PREFIX
+        } else {
+            ""
+        }
+    };
+    let (pa, pb) = (prefix(a), prefix(b));
+    pa.len() + a.len() == pb.len() + b.len()
+        && pa
+            .bytes()
+            .chain(a.bytes())
+            .zip(pb.bytes().chain(b.bytes()))
+            .all(|(x, y)| x.eq_ignore_ascii_case(&y))
 }
 
 /// One `check` step for `launch`: bare words inline, every other config word
@@ -399,14 +440,14 @@ pub fn secret_name(name: &str) -> String {
 /// repository secret; no step when a config word holds an expression opener or
 /// a variable name would collide with the step's own.
 fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
+    static OPENER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(EXPRESSION_OPENER));
+    let opens = |text: &str| OPENER.find(text.as_bytes()).is_some();
     let has_expression = launch
         .words
         .iter()
-        .any(|w| matches!(w, Word::Config(c) if c.contains(EXPRESSION_OPENER)))
-        || launch
-            .headers
-            .iter()
-            .any(|h| h.text.contains(EXPRESSION_OPENER));
+        .any(|w| matches!(w, Word::Config(c) if opens(c)))
+        || launch.headers.iter().any(|h| opens(&h.text));
     if has_expression {
         buf.push_str("      # No step for ");
         buf.push_str(lock);
@@ -417,7 +458,7 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
     }
     if launch
         .variables()
-        .any(|v| v.to_ascii_uppercase().starts_with(OWN_VARIABLE_PREFIX))
+        .any(|v| starts_with_ignoring_case(v, OWN_VARIABLE_PREFIX))
     {
         buf.push_str("      # No step for ");
         buf.push_str(lock);
@@ -442,16 +483,13 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
         );
     }
-    // (name, YAML value already in its printed form)
-    let mut env: Vec<(String, String)> = Vec::new();
+    // (name, value), each written in its printed form below.
+    let mut env: Vec<(Cow<'_, str>, StepValue<'_>)> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for v in launch.variables() {
         if !seen.contains(&v) {
             seen.push(v);
-            env.push((
-                v.to_string(),
-                format!("${{{{ secrets.{} }}}}", secret_name(v)),
-            ));
+            env.push((Cow::Borrowed(v), StepValue::Secret(v)));
         }
     }
     let words: Vec<Cow<'_, str>> = launch
@@ -462,7 +500,7 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             Word::Config(c) if !is_bare(c) => {
                 let name = env_name(launch, i);
                 let reference = Cow::Owned(format!("\"${name}\""));
-                env.push((name, yaml_single_quoted(c)));
+                env.push((Cow::Owned(name), StepValue::Text(c)));
                 reference
             }
             other => other.quoted(),
@@ -470,8 +508,8 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         .collect();
     for (i, h) in launch.headers.iter().enumerate() {
         env.push((
-            format!("MCP_WARDEN_HEADER_{i}"),
-            yaml_single_quoted(&h.text),
+            Cow::Owned(format!("MCP_WARDEN_HEADER_{i}")),
+            StepValue::Text(&h.text),
         ));
     }
     let header_ref = |i: usize, _: &str| Cow::Owned(format!("\"$MCP_WARDEN_HEADER_{i}\""));
@@ -484,7 +522,14 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             buf.push_str("          ");
             buf.push_str(&yaml_key(name));
             buf.push_str(": ");
-            buf.push_str(value);
+            match value {
+                StepValue::Secret(v) => {
+                    buf.push_str("${{ secrets.");
+                    push_secret_name(buf, v);
+                    buf.push_str(" }}");
+                }
+                StepValue::Text(t) => push_yaml_single_quoted(buf, t),
+            }
             buf.push('\n');
         }
     }
@@ -493,17 +538,24 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
     buf.push('\n');
 }
 
+/// The value of one variable of a CI step's `env:` map.
+enum StepValue<'a> {
+    /// `${{ secrets.<secret_name(name)> }}`.
+    Secret(&'a str),
+    /// A printed launch word or header, as a YAML single-quoted scalar.
+    Text(&'a str),
+}
+
 /// Two distinct variables of `launch` whose repository secrets are one secret:
 /// GitHub compares secret names case-insensitively (`API_TOKEN` and `api_token`),
 /// and `GITHUB_X` is read from `MCP_GITHUB_X`, which another variable may be named.
 fn secret_collision<'l>(launch: &'l Launch<'_>) -> Option<(&'l str, &'l str)> {
-    let mut seen: Vec<(&str, String)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for v in launch.variables() {
-        let secret = secret_name(v).to_ascii_uppercase();
-        match seen.iter().find(|(_, s)| *s == secret) {
-            Some((other, _)) if *other != v => return Some((other, v)),
+        match seen.iter().find(|s| same_secret(s, v)) {
+            Some(other) if *other != v => return Some((other, v)),
             Some(_) => {}
-            None => seen.push((v, secret)),
+            None => seen.push(v),
         }
     }
     None
@@ -513,7 +565,7 @@ fn secret_collision<'l>(launch: &'l Launch<'_>) -> Option<(&'l str, &'l str)> {
 /// bare word as something other than a string (`on`, `yes`, `null`, …).
 fn yaml_key(name: &str) -> Cow<'_, str> {
     const SPECIAL: &[&str] = &["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
-    if SPECIAL.contains(&name.to_ascii_lowercase().as_str()) {
+    if SPECIAL.iter().any(|s| s.eq_ignore_ascii_case(name)) {
         Cow::Owned(yaml_single_quoted(name))
     } else {
         Cow::Borrowed(name)
@@ -610,7 +662,7 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         let approval = group_approval(report, group);
         for server in &group.servers {
             buf.push_str("  # ");
-            buf.push_str(&quote(&display(&server.target)));
+            push_quoted(&mut buf, &display(&server.target));
             buf.push('\n');
             flush_if_full(&mut buf, out)?;
         }

@@ -183,13 +183,27 @@ pub fn render(
             *off += usize::from(server.spec.origin.disabled);
         }
     }
+    // Thousands of sources share a few client names: each distinct name is
+    // judged once (the same display as before, reused while it repeats).
+    let mut client: Option<(&str, std::borrow::Cow<'_, str>)> = None;
+    let mut servers = String::new();
     for (source, (count, off)) in report.sources.iter().zip(&counts) {
-        let servers = format!("({count} server(s){})", disabled(*off));
+        use std::fmt::Write as _;
+        servers.clear();
+        let _ = write!(servers, "({count} server(s)");
+        if *off > 0 {
+            let _ = write!(servers, ", {off} disabled");
+        }
+        servers.push(')');
+        let shown_client = match &client {
+            Some((raw, shown)) if *raw == source.client.as_str() => shown,
+            _ => &client.insert((&source.client, display(&source.client))).1,
+        };
         push_header(
             &mut buf,
             style,
             &[
-                ("", &display(&source.client), Breaks::Words, CYAN),
+                ("", shown_client, Breaks::Words, CYAN),
                 ("  ", &display(&source.label), Breaks::Path, ""),
                 ("  ", &servers, Breaks::Words, ""),
             ],

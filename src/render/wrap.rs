@@ -34,33 +34,60 @@ pub enum Breaks {
 /// The unbreakable pieces of `text`: `(glue, atom)` pairs, where `glue` is what
 /// separates the atom from the previous one (spaces, or nothing after a path
 /// separator) and is dropped when a line breaks there.
-fn atoms(text: &str, breaks: Breaks) -> Vec<(&str, &str)> {
-    if breaks == Breaks::None {
-        return vec![("", text)];
+///
+/// An iterator, not a list: a report pushes hundreds of thousands of cells, and
+/// one allocation per cell was a large share of its time.
+fn atoms(text: &str, breaks: Breaks) -> Atoms<'_> {
+    Atoms {
+        text,
+        breaks,
+        chars: text.char_indices(),
+        glue_start: 0,
+        atom_start: None,
+        whole: breaks == Breaks::None,
     }
-    let mut out = Vec::new();
-    let mut glue_start = 0;
-    let mut atom_start = None;
-    for (i, c) in text.char_indices() {
-        if c == ' ' {
-            if let Some(start) = atom_start.take() {
-                out.push((&text[glue_start..start], &text[start..i]));
-                glue_start = i;
+}
+
+/// The iterator of [`atoms`].
+struct Atoms<'t> {
+    text: &'t str,
+    breaks: Breaks,
+    chars: std::str::CharIndices<'t>,
+    glue_start: usize,
+    atom_start: Option<usize>,
+    /// [`Breaks::None`]: the whole text is one atom, not yet returned.
+    whole: bool,
+}
+
+impl<'t> Iterator for Atoms<'t> {
+    type Item = (&'t str, &'t str);
+
+    fn next(&mut self) -> Option<(&'t str, &'t str)> {
+        let text = self.text;
+        if self.breaks == Breaks::None {
+            return std::mem::take(&mut self.whole).then_some(("", text));
+        }
+        for (i, c) in self.chars.by_ref() {
+            if c == ' ' {
+                if let Some(start) = self.atom_start.take() {
+                    let piece = (&text[self.glue_start..start], &text[start..i]);
+                    self.glue_start = i;
+                    return Some(piece);
+                }
+                continue;
             }
-            continue;
+            let start = *self.atom_start.get_or_insert(i);
+            if self.breaks == Breaks::Path && (c == '/' || c == '#') {
+                let end = i + c.len_utf8();
+                let piece = (&text[self.glue_start..start], &text[start..end]);
+                self.glue_start = end;
+                self.atom_start = None;
+                return Some(piece);
+            }
         }
-        let start = *atom_start.get_or_insert(i);
-        if breaks == Breaks::Path && (c == '/' || c == '#') {
-            let end = i + c.len_utf8();
-            out.push((&text[glue_start..start], &text[start..end]));
-            glue_start = end;
-            atom_start = None;
-        }
+        let start = self.atom_start.take()?;
+        Some((&text[self.glue_start..start], &text[start..]))
     }
-    if let Some(start) = atom_start {
-        out.push((&text[glue_start..start], &text[start..]));
-    }
-    out
 }
 
 /// Lines being filled in a buffer: the first after `first`, each following one
@@ -110,7 +137,7 @@ impl<'b> Lines<'b> {
         {
             self.break_line();
         }
-        for (i, (glue, atom)) in atoms(text, breaks).into_iter().enumerate() {
+        for (i, (glue, atom)) in atoms(text, breaks).enumerate() {
             let glue = if i == 0 { gap } else { glue };
             let atom_w = display_width(atom);
             let glue_w = if self.empty { 0 } else { display_width(glue) };

@@ -41,7 +41,9 @@ fn is_bare_char(c: char) -> bool {
 
 /// Whether `s` can be printed without quotes in bash, zsh and fish.
 pub fn is_bare(s: &str) -> bool {
-    !s.is_empty() && !s.starts_with(['=', '%']) && s.chars().all(is_bare_char)
+    // Byte by byte: every bare character is ASCII, and no byte of a non-ASCII
+    // character is.
+    !s.is_empty() && !s.starts_with(['=', '%']) && s.bytes().all(|b| is_bare_char(char::from(b)))
 }
 
 /// Quote `s` as one shell word that bash, zsh and fish all read back as `s`.
@@ -53,6 +55,23 @@ pub fn quote(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed("''");
     }
     let mut out = String::with_capacity(s.len() + 2);
+    push_quoting(&mut out, s);
+    Cow::Owned(out)
+}
+
+/// [`quote`] written into `out` (no copy of a word that needs quoting).
+pub fn push_quoted(out: &mut String, s: &str) {
+    if is_bare(s) {
+        out.push_str(s);
+    } else if s.is_empty() {
+        out.push_str("''");
+    } else {
+        push_quoting(out, s);
+    }
+}
+
+/// The quoted form of a non-empty word that is not bare.
+fn push_quoting(out: &mut String, s: &str) {
     let mut rest = s;
     while !rest.is_empty() {
         let special = |c: char| c == '\'' || c == '\\';
@@ -77,7 +96,6 @@ pub fn quote(s: &str) -> Cow<'_, str> {
             rest = &rest[special_len..];
         }
     }
-    Cow::Owned(out)
 }
 
 /// `word` quoted for a command printed inside a message, or `None` when the printed
@@ -127,15 +145,21 @@ pub fn quote_exact(word: &str) -> String {
 /// that YAML would fold or reject.
 pub fn yaml_single_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    out.push('\'');
-    for c in s.chars() {
-        if c == '\'' {
-            out.push('\'');
-        }
-        out.push(c);
-    }
-    out.push('\'');
+    push_yaml_single_quoted(&mut out, s);
     out
+}
+
+/// [`yaml_single_quoted`] written into `out`.
+pub fn push_yaml_single_quoted(out: &mut String, s: &str) {
+    out.push('\'');
+    let mut rest = s;
+    while let Some(at) = rest.find('\'') {
+        out.push_str(&rest[..=at]);
+        out.push('\'');
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+    out.push('\'');
 }
 
 #[cfg(test)]

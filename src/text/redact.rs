@@ -66,7 +66,7 @@ pub fn display_capped(text: &str, cap: usize) -> Cow<'_, str> {
 /// hide. A pin line, a lock file name and the CI snippet print names verbatim, and
 /// a name is as hostile as a value: `{"ghp_…": "x"}` must not print the token.
 pub fn names_a_credential(name: &str) -> bool {
-    redact_in_place(name) != name
+    redacted(name) != name
 }
 
 /// Whether `text` holds a credential of a recognised shape anywhere.
@@ -79,9 +79,18 @@ pub fn has_credential(text: &str) -> bool {
 /// replaced by its [`redact_secret`] form, the rest kept: `pkg@ghp_…(len=40)` still
 /// says which package was meant.
 pub(crate) fn redact_in_place(value: &str) -> String {
+    redacted(value).into_owned()
+}
+
+/// [`redact_in_place`] that borrows when nothing is found (most names and values
+/// hold no credential, and a renderer judges tens of thousands of them).
+pub(crate) fn redacted(value: &str) -> Cow<'_, str> {
     let mut spans = secret_spans(value);
     spans.extend(credential_spans(value));
-    replace_spans(value, spans)
+    if spans.is_empty() {
+        return Cow::Borrowed(value);
+    }
+    Cow::Owned(replace_spans(value, spans))
 }
 
 /// Replace each span (merged where they overlap) by its [`redact_secret`] form.

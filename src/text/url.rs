@@ -29,8 +29,16 @@ fn valid_scheme(s: &str) -> bool {
         && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
 }
 
+/// The first `://` of `text`, found with one searcher built once: every launch
+/// argument and URL of a report is split, and `str::find` builds a searcher per call.
+fn find_scheme_end(text: &str) -> Option<usize> {
+    static SCHEME_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
+    SCHEME_END.find(text.as_bytes())
+}
+
 pub fn split(url: &str) -> UrlParts {
-    let (scheme, auth_start) = match url.find("://") {
+    let (scheme, auth_start) = match find_scheme_end(url) {
         Some(i) if valid_scheme(&url[..i]) => (Some(0..i), i + 3),
         _ => (None, 0),
     };
