@@ -243,14 +243,6 @@ pub fn scan_launch_text(value: &str) -> Vec<EngineFinding> {
     to_findings(value, hits(value, Entropy::TokenLike))
 }
 
-/// Compile the vendor sets every audited value and printed line meets (see
-/// [`super::prime`]); the per-pattern regexes are compiled only for a value a set
-/// matched.
-pub(crate) fn prime() {
-    LazyLock::force(&VENDOR_SET_ASCII);
-    LazyLock::force(&VENDOR_UNBOUNDED_SET);
-}
-
 /// True when the value contains a vendor-pattern secret (not entropy alone).
 pub fn has_vendor_secret(value: &str) -> bool {
     any_vendor(value)

@@ -42,15 +42,6 @@ static SCRIPT_FLAG: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant script flag pattern")
 });
 
-/// Compile the patterns every launch's arguments meet (see [`super::prime`]): the
-/// script flag and, in their ASCII form, the pip and npm pin patterns.
-pub(crate) fn prime() {
-    LazyLock::force(&SCRIPT_FLAG);
-    for pattern in [&PIP_NAME, &PYTHON_NAME, &NPM_PINNED] {
-        pattern.for_haystack("");
-    }
-}
-
 /// The command name of a word: last path component, lowercase, without a Windows
 /// launcher extension (`/usr/local/bin/npx`, `npx.cmd`, `C:\…\npx.exe` → `npx`).
 /// Borrowed when the word is already so (lowercase ASCII): this runs for every

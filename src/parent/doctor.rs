@@ -433,11 +433,6 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         lock_paths.push(display);
     }
 
-    // The audit's regexes compile on another core while the child parses (a small
-    // home spends about as long compiling them as auditing).
-    if config_jobs > 0 {
-        engines::prime_in_background();
-    }
     let parsed = match parse::parse_all(jobs, opts.sandbox_policy) {
         Ok(parsed) => parsed,
         Err(e) => {
