@@ -356,19 +356,23 @@ impl Join {
         let mut dirs: Vec<PathBuf> = vec![report.cwd.clone()];
         let mut seen: crate::hash::HashSet<&Path> = Default::default();
         seen.insert(report.cwd.as_path());
+        // Keep the order stable (report order of the sources) for witnesses: each
+        // directory by its first source, a settings file's before a section's. The
+        // key is looked up once per directory, not once per comparison (a
+        // `~/.claude.json` can hold tens of thousands of sections).
+        let mut keyed: Vec<(usize, &Path)> = Vec::with_capacity(sections.len() + files.len());
         for dir in sections.keys().chain(files.keys()) {
             if seen.insert(dir) {
-                dirs.push(dir.to_path_buf());
+                let first = files
+                    .get(dir)
+                    .or_else(|| sections.get(dir))
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or(usize::MAX);
+                keyed.push((first, dir));
             }
         }
-        // Keep the order stable (report order of the sources) for witnesses.
-        dirs[1..].sort_by_key(|d| {
-            files
-                .get(d.as_path())
-                .or_else(|| sections.get(d.as_path()))
-                .and_then(|v| v.first().copied())
-                .unwrap_or(usize::MAX)
-        });
+        keyed.sort_by_key(|&(first, _)| first);
+        dirs.extend(keyed.into_iter().map(|(_, dir)| dir.to_path_buf()));
         for dir in homes_dirs {
             if seen.insert(dir) {
                 dirs.push(dir.to_path_buf());
@@ -587,7 +591,9 @@ fn tool_prefix_name(name: &str) -> String {
 /// The `permissions.allow` entries that let this server's tools run unasked: `mcp__<name>`,
 /// `mcp__<name>__*`, `mcp__<name>__<tool>`.
 fn allowed_tools(report: &Report, join: &Join, server: &AuditedServer) -> Vec<String> {
-    if !read_by_claude_code(server) {
+    // No `permissions.allow` entry anywhere (the usual home): nothing to build per server.
+    if !read_by_claude_code(server) || (join.global.allowed.is_empty() && join.allowing.is_empty())
+    {
         return Vec::new();
     }
     let Some(home) = report.sources.get(server.source) else {

@@ -97,13 +97,15 @@ fn scan_mapping(
             continue;
         }
         let vendor = scan_field(value);
-        let at = field(key.clone());
-        if is_auth_key(key) {
-            out.extend(about(
-                literal_finding(Place::Mapping, key, value, !vendor.is_empty()),
-                &at,
-            ));
+        let literal = is_auth_key(key)
+            .then(|| literal_finding(Place::Mapping, key, value, !vendor.is_empty()))
+            .flatten();
+        // The field (a copy of the key) only for a value with something to report.
+        if literal.is_none() && vendor.is_empty() {
+            continue;
         }
+        let at = field(key.clone());
+        out.extend(about(literal, &at));
         out.extend(about(vendor, &at));
     }
 }

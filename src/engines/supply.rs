@@ -7,6 +7,7 @@
 //! `super::mask::snippet_words`, so a credential on the launch line is redacted
 //! before it can reach a lock, JSONL or SARIF.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -43,15 +44,24 @@ static SCRIPT_FLAG: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The command name of a word: last path component, lowercase, without a Windows
 /// launcher extension (`/usr/local/bin/npx`, `npx.cmd`, `C:\…\npx.exe` → `npx`).
-fn command_name(word: &str) -> String {
-    let base = word
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(word)
-        .to_lowercase();
+/// Borrowed when the word is already so (lowercase ASCII): this runs for every
+/// launch argument.
+fn command_name(word: &str) -> Cow<'_, str> {
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let base: Cow<'_, str> = if base
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        Cow::Borrowed(base)
+    } else {
+        Cow::Owned(base.to_lowercase())
+    };
     for ext in [".exe", ".cmd", ".bat", ".ps1"] {
         if let Some(stem) = base.strip_suffix(ext) {
-            return stem.to_string();
+            return match base {
+                Cow::Borrowed(b) => Cow::Borrowed(&b[..stem.len()]),
+                Cow::Owned(_) => Cow::Owned(stem.to_string()),
+            };
         }
     }
     base
@@ -211,7 +221,7 @@ const PIP_INSTALL_VALUE_FLAGS: &[&str] = &[
 fn walk_options<'a>(
     argv: &'a [String],
     start: usize,
-    value_flags: &[&str],
+    value_flags: &[&[&str]],
     mut on_flag: impl FnMut(&str, Option<&'a str>),
 ) -> Option<usize> {
     let mut j = start;
@@ -225,7 +235,7 @@ fn walk_options<'a>(
                 Some((f, v)) => (f, Some(v)),
                 None => (a, None),
             };
-            if value_flags.contains(&flag) {
+            if value_flags.iter().any(|list| list.contains(&flag)) {
                 let value = match inline {
                     Some(v) => Some(v),
                     None => {
@@ -253,8 +263,7 @@ type Specs<'a> = (Vec<&'a str>, usize);
 
 /// `npx [opts] <pkg> [server args…]`, `npx -p <pkg>… <cmd>`, `npx -c '<cmd>'`.
 fn npm_specs(argv: &[String], start: usize) -> Specs<'_> {
-    let mut flags: Vec<&str> = NPM_VALUE_FLAGS.to_vec();
-    flags.extend(["-p", "--package", "-c", "--call"]);
+    let flags: [&[&str]; 2] = [NPM_VALUE_FLAGS, &["-p", "--package", "-c", "--call"]];
     let mut packages = Vec::new();
     let mut call = false;
     let first = walk_options(argv, start, &flags, |flag, value| match flag {
@@ -275,8 +284,7 @@ fn npm_specs(argv: &[String], start: usize) -> Specs<'_> {
 
 /// `uvx [opts] <pkg> [args…]`, `uvx --from <spec> <cmd>`, plus `--with` extras.
 fn uv_specs(argv: &[String], start: usize) -> Specs<'_> {
-    let mut flags: Vec<&str> = UV_VALUE_FLAGS.to_vec();
-    flags.extend(["--from", "--with", "--with-editable"]);
+    let flags: [&[&str]; 2] = [UV_VALUE_FLAGS, &["--from", "--with", "--with-editable"]];
     let mut from = None;
     let mut extras = Vec::new();
     let first = walk_options(argv, start, &flags, |flag, value| match flag {
@@ -294,8 +302,7 @@ fn uv_specs(argv: &[String], start: usize) -> Specs<'_> {
 
 /// `uv run --with <pkg> …`: only the `--with` packages are fetched.
 fn uv_run_specs(argv: &[String], start: usize) -> Specs<'_> {
-    let mut flags: Vec<&str> = UV_VALUE_FLAGS.to_vec();
-    flags.extend(["--with", "--with-editable", "--from"]);
+    let flags: [&[&str]; 2] = [UV_VALUE_FLAGS, &["--with", "--with-editable", "--from"]];
     let mut extras = Vec::new();
     let first = walk_options(argv, start, &flags, |flag, value| {
         if flag == "--with" || flag == "--with-editable" {
@@ -308,8 +315,7 @@ fn uv_run_specs(argv: &[String], start: usize) -> Specs<'_> {
 
 /// `pipx run [--spec <spec>] <app> [args…]`.
 fn pipx_specs(argv: &[String], start: usize) -> Specs<'_> {
-    let mut flags: Vec<&str> = PIPX_VALUE_FLAGS.to_vec();
-    flags.push("--spec");
+    let flags: [&[&str]; 2] = [PIPX_VALUE_FLAGS, &["--spec"]];
     let mut spec = None;
     let first = walk_options(argv, start, &flags, |flag, value| {
         if flag == "--spec" {
@@ -326,15 +332,17 @@ fn pipx_specs(argv: &[String], start: usize) -> Specs<'_> {
 /// `pip [global opts] install [opts] <spec>…`: every later word is pip's, so the
 /// search for another launcher resumes after the argv.
 fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
-    let Some(sub) = walk_options(argv, start, PIP_GLOBAL_VALUE_FLAGS, |_, _| {}) else {
+    let Some(sub) = walk_options(argv, start, &[PIP_GLOBAL_VALUE_FLAGS], |_, _| {}) else {
         return (Vec::new(), argv.len());
     };
     if argv[sub] != "install" {
         return (Vec::new(), sub);
     }
-    let mut flags: Vec<&str> = PIP_INSTALL_VALUE_FLAGS.to_vec();
-    flags.extend(PIP_GLOBAL_VALUE_FLAGS);
-    flags.extend(["-e", "--editable"]);
+    let flags: [&[&str]; 3] = [
+        PIP_INSTALL_VALUE_FLAGS,
+        PIP_GLOBAL_VALUE_FLAGS,
+        &["-e", "--editable"],
+    ];
     let mut specs = Vec::new();
     let mut j = sub + 1;
     let mut options_done = false;
@@ -344,7 +352,7 @@ fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
             options_done = true;
         } else if !options_done && a.starts_with('-') && a.len() > 1 {
             let (flag, inline) = a.split_once('=').map_or((a, None), |(f, v)| (f, Some(v)));
-            if flags.contains(&flag) {
+            if flags.iter().any(|list| list.contains(&flag)) {
                 let value = inline.or_else(|| {
                     j += 1;
                     argv.get(j).map(String::as_str)
@@ -369,23 +377,24 @@ fn launches(argv: &[String]) -> Vec<Launch<'_>> {
     let mut i = 0;
     while i < argv.len() {
         let name = command_name(&argv[i]);
-        let next = word(i + 1);
-        let (family, label, (specs, resume)) = match name.as_str() {
+        // The next word's name only for the launchers that look at it.
+        let next = || word(i + 1);
+        let (family, label, (specs, resume)) = match &*name {
             "npx" => (Family::Npm, "npx", npm_specs(argv, i + 1)),
             "bunx" => (Family::Npm, "bunx", npm_specs(argv, i + 1)),
             "pnpx" => (Family::Npm, "pnpx", npm_specs(argv, i + 1)),
-            "npm" if next == "exec" || next == "x" => {
+            "npm" if matches!(&*next(), "exec" | "x") => {
                 (Family::Npm, "npm exec", npm_specs(argv, i + 2))
             }
-            "pnpm" if next == "dlx" => (Family::Npm, "pnpm dlx", npm_specs(argv, i + 2)),
-            "yarn" if next == "dlx" => (Family::Npm, "yarn dlx", npm_specs(argv, i + 2)),
-            "bun" if next == "x" => (Family::Npm, "bun x", npm_specs(argv, i + 2)),
+            "pnpm" if next() == "dlx" => (Family::Npm, "pnpm dlx", npm_specs(argv, i + 2)),
+            "yarn" if next() == "dlx" => (Family::Npm, "yarn dlx", npm_specs(argv, i + 2)),
+            "bun" if next() == "x" => (Family::Npm, "bun x", npm_specs(argv, i + 2)),
             "uvx" => (Family::Uv, "uvx", uv_specs(argv, i + 1)),
-            "uv" if next == "tool" && word(i + 2) == "run" => {
+            "uv" if next() == "tool" && word(i + 2) == "run" => {
                 (Family::Uv, "uv tool run", uv_specs(argv, i + 3))
             }
-            "uv" if next == "run" => (Family::Pipx, "uv run --with", uv_run_specs(argv, i + 2)),
-            "pipx" if next == "run" => (Family::Pipx, "pipx run", pipx_specs(argv, i + 2)),
+            "uv" if next() == "run" => (Family::Pipx, "uv run --with", uv_run_specs(argv, i + 2)),
+            "pipx" if next() == "run" => (Family::Pipx, "pipx run", pipx_specs(argv, i + 2)),
             n if PIP_NAME.is_match(n) => (Family::Pip, "pip", pip_specs(argv, i + 1)),
             _ => {
                 i += 1;
@@ -589,12 +598,12 @@ impl StageCommand {
             return; // VAR=value
         }
         let name = command_name(w);
-        if Self::WRAPPERS.contains(&name.as_str()) {
+        if Self::WRAPPERS.contains(&&*name) {
             self.after_wrapper = true;
         } else if self.after_wrapper && w.starts_with('-') {
             self.skip_value = Self::SUDO_VALUE.contains(&w);
         } else {
-            self.found = Some(name);
+            self.found = Some(name.into_owned());
         }
     }
 
@@ -752,7 +761,7 @@ mod tests {
             let name = command_name(w);
             if (!after_wrapper || !w.starts_with('-')) && w.contains('=') && !w.starts_with('-') {
                 i += 1;
-            } else if StageCommand::WRAPPERS.contains(&name.as_str()) {
+            } else if StageCommand::WRAPPERS.contains(&&*name) {
                 after_wrapper = true;
                 i += 1;
             } else if after_wrapper && w.starts_with('-') {
@@ -762,7 +771,7 @@ mod tests {
                     1
                 };
             } else {
-                return Some(name);
+                return Some(name.into_owned());
             }
         }
         None

@@ -540,7 +540,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
             Ok(config) => add_config(file, config, &mut report, &mut ambiguous, diag),
         }
     }
-    audit_servers(&mut report.servers, &ambiguous, &readable_locks, opts.mode);
+    audit_servers(&mut report.servers, ambiguous, &readable_locks, opts.mode);
     // Both modes: approval posture is part of the auth audit.
     engines::approval::apply(&mut report);
     if let Some(file) = ignore_file {
@@ -1312,15 +1312,14 @@ type Chunk<'a> = (&'a mut [AuditedServer], &'a [Vec<Ambiguity>]);
 /// and the report keeps its order.
 fn audit_servers(
     servers: &mut [AuditedServer],
-    ambiguous: &[Vec<Ambiguity>],
+    mut ambiguous: Vec<Vec<Ambiguity>>,
     locks: &[(String, LockSummary)],
     mode: ScanMode,
 ) {
     // One list per server, whatever the caller collected: a server must never drop
     // out of the audit because the two lists disagree in length.
-    let mut flags = ambiguous.to_vec();
-    flags.resize(servers.len(), Vec::new());
-    let ambiguous = flags.as_slice();
+    ambiguous.resize(servers.len(), Vec::new());
+    let ambiguous = ambiguous.as_slice();
     let index = locks::LockIndex::new(locks);
     let audit = |servers: &mut [AuditedServer], ambiguous: &[Vec<Ambiguity>]| {
         for (server, ambiguous) in servers.iter_mut().zip(ambiguous) {
@@ -1900,7 +1899,7 @@ mod tests {
             }
         };
         let ambiguous: Vec<Vec<Ambiguity>> = (0..n).map(flag).collect();
-        audit_servers(&mut servers, &ambiguous, &[], ScanMode::Doctor);
+        audit_servers(&mut servers, ambiguous.clone(), &[], ScanMode::Doctor);
         for (i, server) in servers.iter().enumerate() {
             let alone = unaudited(i);
             let expected = server_findings(
@@ -1917,7 +1916,12 @@ mod tests {
         }
         // A short flag list never drops a server from the audit.
         let mut servers: Vec<AuditedServer> = (0..n).map(unaudited).collect();
-        audit_servers(&mut servers, &ambiguous[..10], &[], ScanMode::Doctor);
+        audit_servers(
+            &mut servers,
+            ambiguous[..10].to_vec(),
+            &[],
+            ScanMode::Doctor,
+        );
         assert!(servers.iter().all(|s| !s.findings.is_empty()));
     }
 

@@ -309,9 +309,16 @@ fn braced_matching(
     out
 }
 
-/// `text[from..]`'s first `needle`, as an index into `text`.
+/// `text[from..]`'s first `needle`, as an index into `text`. A byte search: `str::find`
+/// builds a two-way searcher on every call, and this runs for each reference of each
+/// value. `needle` is UTF-8, so a match starts on a character boundary.
 fn find_from(text: &str, from: usize, needle: &str) -> Option<usize> {
-    text.get(from..)?.find(needle).map(|i| from + i)
+    let rest = text.as_bytes().get(from..)?;
+    match needle.as_bytes() {
+        [byte] => memchr::memchr(*byte, rest),
+        bytes => memchr::memmem::find(rest, bytes),
+    }
+    .map(|i| from + i)
 }
 
 /// The closing characters of a text, found once: a scan that tries one opening
