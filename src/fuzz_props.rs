@@ -290,7 +290,7 @@ pub fn yaml_props(data: &[u8]) {
     use crate::child::yaml;
     let format = FileFormat::ContinueYaml;
     let msg = parse_file(format, data);
-    if let Err(e) = check_message(format, &msg) {
+    if let Err(e) = check_message(format, data.len() as u64, &msg) {
         panic!(
             "yaml: the parent's re-validation refuses an honest child's answer: {}",
             e.0
@@ -378,7 +378,7 @@ fn config_props(format: FileFormat, data: &[u8]) -> Result<ParsedConfig, ()> {
 
 fn config_checks(format: FileFormat, data: &[u8], msg: &ChildMessage) {
     let name = format!("{format:?}");
-    if let Err(e) = check_message(format, msg) {
+    if let Err(e) = check_message(format, data.len() as u64, msg) {
         panic!(
             "{name}: the parent's re-validation refuses an honest child's answer: {}",
             e.0
@@ -736,7 +736,7 @@ fn check_position(format: FileFormat, text: &str, line: u32, column: u32, key: &
 /// the parent's re-validation, the record turned into the document model.
 fn read_whole_lock(data: &[u8]) -> Result<Lock, String> {
     let msg = parse_file(FileFormat::LockRecord, data);
-    if let Err(e) = check_message(FileFormat::LockRecord, &msg) {
+    if let Err(e) = check_message(FileFormat::LockRecord, data.len() as u64, &msg) {
         panic!(
             "lock: the parent's re-validation refuses an honest child's record: {}",
             e.0
@@ -787,7 +787,7 @@ fn one_reader(data: &[u8], summary: &Result<LockSummary, crate::protocol::LoadEr
 /// `lock` target: the warden.lock reader and the parent's digest recomputation.
 pub fn lock(data: &[u8]) {
     let msg = parse_file(FileFormat::Lock, data);
-    if let Err(e) = check_message(FileFormat::Lock, &msg) {
+    if let Err(e) = check_message(FileFormat::Lock, data.len() as u64, &msg) {
         panic!(
             "lock: the parent's re-validation refuses an honest child's answer: {}",
             e.0
@@ -1477,7 +1477,7 @@ pub fn frame(data: &[u8]) {
             ChildMessage::Config(_) => FileFormat::ClaudeJson,
             ChildMessage::Ignore(_) => FileFormat::Ignore,
         };
-        let _ = check_message(format, m);
+        let _ = check_message(format, stream.len() as u64, m);
         if let ChildMessage::LockRecord(Ok(r)) = m {
             let _ = lock_from_record(r.clone());
         }

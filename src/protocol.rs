@@ -19,29 +19,47 @@ use serde::{Deserialize, Serialize};
 pub const PAYLOAD_VERSION: u32 = 6;
 
 /// Bounds the parent enforces on decoded records (and the child respects).
+///
+/// No count is fixed: a file within its byte cap may hold as many servers, sections,
+/// list entries, settings, suppression entries or lock digests as its bytes can
+/// encode, and the child reads them all. The parent holds every count of one answer
+/// to what the file it handed over could hold ([`bounds::most_items`], from the size it
+/// measured on the descriptor); more is a compromised child.
 pub mod bounds {
+    use super::FileFormat;
+
     /// Longest string accepted in any record (names, values, messages).
     pub const MAX_STRING_BYTES: usize = 64 * 1024;
-    /// Most servers accepted from one file (all sections together).
-    pub const MAX_SERVERS_PER_FILE: usize = 50_000;
-    /// Most `projects` sections accepted from one `~/.claude.json`.
-    pub const MAX_SECTIONS_PER_FILE: usize = 20_000;
-    /// Most args / env / header entries in one server (and entries in one setting's
-    /// list).
-    pub const MAX_ENTRIES_PER_SERVER: usize = 4_096;
-    /// Most client settings in one section (a settings file holds a handful; every
-    /// copy of a repeated key counts).
-    pub const MAX_SETTINGS_PER_SECTION: usize = 256;
-    /// Most entry digests per lock list (tools, resources, prompts).
-    pub use crate::pin::lock::format::MAX_DIGESTS_PER_LOCK;
+    /// Source bytes of the smallest item any list or map the loaders read can hold,
+    /// its separator included: a one-character YAML flow item (`[a,a]`: `args`, a
+    /// Continue server list). JSON's are longer (`"",` for an argument, `"":0,` for a
+    /// server), and so are every section, setting and lock entry.
+    pub const MIN_ITEM_BYTES: u64 = 2;
     /// Most files in one request.
     pub const MAX_FILES: usize = 2_048;
     /// Nesting depth accepted by the config loaders.
     pub const MAX_CONFIG_DEPTH: usize = 128;
     /// Nesting depth of a lock document (the lock spec's normative bound).
     pub use crate::pin::lock::format::MAX_LOCK_DEPTH;
-    /// Most `[[ignore]]` entries in one suppression file.
-    pub const MAX_IGNORE_ENTRIES: usize = 4_096;
+
+    /// The most items any one count of an answer for a `format` file of `size` bytes
+    /// can reach: servers in the file, sections, entries of one server's list or map,
+    /// settings of one section and entries of one setting, suppression entries, the
+    /// entries of one lock list. One per [`MIN_ITEM_BYTES`] source bytes, plus one
+    /// (a file's top-level section exists even when empty); a Continue YAML file
+    /// adds what its aliases may add when it is expanded (each alias is a copy the
+    /// client reads, bounded by the loader's alias-bomb limit, not by the bytes).
+    #[must_use]
+    pub fn most_items(format: FileFormat, size: u64) -> usize {
+        let aliases = match format {
+            FileFormat::ContinueYaml => crate::child::yaml::MAX_ALIAS_NODES,
+            _ => 0,
+        };
+        let items = (size / MIN_ITEM_BYTES)
+            .saturating_add(1)
+            .saturating_add(aliases);
+        usize::try_from(items).unwrap_or(usize::MAX)
+    }
 }
 
 /// How a file's bytes are to be interpreted.

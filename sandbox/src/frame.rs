@@ -32,9 +32,14 @@ use crate::{Confinement, SandboxError};
 /// meaning changes.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// bincode's own claim limit (it counts 8 bytes per length prefix, so this is several
-/// times a frame's wire length); a second fence under the decoded-size budget.
-const DECODE_LIMIT: usize = 128 << 20;
+/// bincode's own claim limit (it counts 8 bytes per length prefix and integer, so up
+/// to 8 times a frame's wire length, and a frame may be up to 4 GiB long); a second
+/// fence under the decoded-size budget.
+const DECODE_LIMIT: usize = if usize::BITS >= 64 {
+    (1u64 << 35) as usize
+} else {
+    usize::MAX
+};
 
 /// Decoded bytes allowed per payload byte (see [`decoded_bound`]).
 pub const DECODE_FACTOR: u64 = 8;
@@ -107,7 +112,7 @@ pub(crate) fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, SandboxEr
 ///
 /// Under the budget sits bincode's claim limit, scaled to the payload: the smallest
 /// power of two from 64 KiB that is at least 8 bytes per payload byte (no honest value
-/// claims more: a one-byte varint claims 8), capped at [`DECODE_LIMIT`]. A 26-byte
+/// claims more: a one-byte varint claims 8), up to [`DECODE_LIMIT`]. A 26-byte
 /// frame announcing a 10 MB string thus fails without allocating it (found by the
 /// `frame` fuzz target).
 pub(crate) fn decode_within<T: DeserializeOwned>(
@@ -115,17 +120,19 @@ pub(crate) fn decode_within<T: DeserializeOwned>(
     max_decoded: u64,
 ) -> Result<(T, u64), SandboxError> {
     let budget = max_decoded;
-    let need = payload.len().saturating_mul(8);
+    let need = u64::try_from(payload.len())
+        .unwrap_or(u64::MAX)
+        .saturating_mul(8);
     macro_rules! scaled {
         ($($shift:literal)*) => {
-            $(if need <= 1usize << $shift {
-                decode_with(payload, budget, config::standard().with_limit::<{ 1usize << $shift }>())
+            $(if need <= 1u64 << $shift {
+                decode_with(payload, budget, config::standard().with_limit::<{ (1u64 << $shift) as usize }>())
             } else)* {
                 decode_with(payload, budget, wire_config())
             }
         };
     }
-    scaled!(16 17 18 19 20 21 22 23 24 25 26)
+    scaled!(16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34)
 }
 
 /// What one message costs its receiver, as the receiver measures it.

@@ -67,7 +67,7 @@ use super::servers::{
     top_level, union_of, Dialect, Found, FoundSetting, Located, Node, PendingSection,
     SettingProblem, ValueOffsets, MAX_SETTING_PROBLEMS,
 };
-use crate::protocol::bounds::{MAX_ENTRIES_PER_SERVER, MAX_SETTINGS_PER_SECTION, MAX_STRING_BYTES};
+use crate::protocol::bounds::MAX_STRING_BYTES;
 use crate::protocol::{
     Construct, FieldRef, FileFormat, LoadError, ParsedConfig, ServerBody, ServerExtra, ServerMap,
     SettingValue,
@@ -287,17 +287,8 @@ fn setting_error(section: &mut PendingSection, key: &str, offset: usize, reason:
     });
 }
 
-/// Add a setting, within the per-section bound.
-fn push_setting(section: &mut PendingSection, key: &str, offset: usize, value: SettingValue) {
-    if section.settings.len() >= MAX_SETTINGS_PER_SECTION {
-        setting_error(
-            section,
-            key,
-            offset,
-            &format!("is one more than the {MAX_SETTINGS_PER_SECTION} settings read from one file"),
-        );
-        return;
-    }
+/// Add a setting: every copy is kept, however many the file repeats.
+fn push_setting(section: &mut PendingSection, offset: usize, value: SettingValue) {
     section.settings.push(FoundSetting { offset, value });
 }
 
@@ -346,7 +337,7 @@ fn vscode_settings(
     for (path, make) in kinds {
         for m in members_along(doc, path, true) {
             match flags(&m.value) {
-                Ok(Some(flags)) => push_setting(&mut section, path, m.offset, make(flags)),
+                Ok(Some(flags)) => push_setting(&mut section, m.offset, make(flags)),
                 Ok(None) => {}
                 Err(reason) => setting_error(&mut section, path, m.offset, &reason),
             }
@@ -363,9 +354,6 @@ fn flags(value: &Value<'_>) -> Result<Option<Vec<(String, bool)>>, String> {
         Value::Null => Ok(None),
         Value::Bool(b) => Ok(Some(vec![(String::new(), *b)])),
         Value::Object(members) => {
-            if members.len() > MAX_ENTRIES_PER_SERVER {
-                return Err(format!("has more than {MAX_ENTRIES_PER_SERVER} members"));
-            }
             let mut out = Vec::with_capacity(members.len());
             for s in members {
                 let Value::Bool(b) = s.value else {
@@ -407,7 +395,7 @@ fn gemini_settings(doc: &Value<'_>, section: &mut PendingSection) {
                 continue;
             }
             match names(&m.value) {
-                Ok(list) => push_setting(section, path, m.offset, make(list)),
+                Ok(list) => push_setting(section, m.offset, make(list)),
                 Err(reason) => setting_error(section, path, m.offset, &reason),
             }
         }
@@ -426,9 +414,6 @@ fn names(value: &Value<'_>) -> Result<Vec<String>, String> {
             value.kind()
         ));
     };
-    if items.len() > MAX_ENTRIES_PER_SERVER {
-        return Err(format!("has more than {MAX_ENTRIES_PER_SERVER} entries"));
-    }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         match item.as_str() {
@@ -481,9 +466,7 @@ fn claude_settings(
         let (line, col) = line_col(text, m.offset);
         // Over one of doctor's own bounds: Claude Code may well read it, so the
         // refusal is doctor's, and says so.
-        let why = if reason.starts_with("has more than")
-            || reason.starts_with("has an entry longer")
-        {
+        let why = if reason.starts_with("has an entry longer") {
             "; that is beyond what doctor reads, so none of this file's settings were audited"
         } else {
             "; Claude Code ignores the whole settings file when a value does not match its schema"
@@ -500,7 +483,7 @@ fn claude_settings(
             continue;
         }
         match claude_setting(m, false) {
-            Ok(Some(value)) => push_setting(&mut section, &m.key, m.offset, value),
+            Ok(Some(value)) => push_setting(&mut section, m.offset, value),
             Ok(None) => {}
             Err(reason) => return Err(whole_file(m, &reason)),
         }
@@ -528,16 +511,10 @@ fn claude_settings(
             .iter()
             .filter_map(Value::as_str)
             .filter(|rule| rule.starts_with("mcp__") && rule.len() <= MAX_STRING_BYTES)
-            .take(MAX_ENTRIES_PER_SERVER)
             .map(str::to_string)
             .collect();
         if !tools.is_empty() {
-            push_setting(
-                &mut section,
-                "permissions.allow",
-                m.offset,
-                SettingValue::AllowedTools(tools),
-            );
+            push_setting(&mut section, m.offset, SettingValue::AllowedTools(tools));
         }
     }
     section.settings.sort_by_key(|s| s.offset);
@@ -570,7 +547,7 @@ pub(crate) fn claude_project_settings(members: &[Member<'_>], section: &mut Pend
         // `false` that turns an earlier `true` off, so every copy is sent.
         let twice = copies.get(i).is_some_and(|&n| n > 1);
         match claude_setting(m, !twice) {
-            Ok(Some(value)) => push_setting(section, &m.key, m.offset, value),
+            Ok(Some(value)) => push_setting(section, m.offset, value),
             Ok(None) => {}
             Err(reason) => setting_error(section, &m.key, m.offset, &reason),
         }
@@ -608,7 +585,6 @@ fn zed_body(entry: &Value<'_>) -> Result<Located, String> {
         headers: map_field(entry, "headers", Dialect::Json, &mut repeated_keys)?,
         ..ServerBody::default()
     };
-    repeated_keys.truncate(MAX_ENTRIES_PER_SERVER);
     let extra = ServerExtra {
         enabled: bool_field(entry, "enabled")?,
         repeated_keys,
@@ -694,7 +670,6 @@ fn opencode_body(entry: &Value<'_>) -> Result<Located, String> {
         headers: map_field(entry, "headers", Dialect::Json, &mut repeated_keys)?,
         ..ServerBody::default()
     };
-    repeated_keys.truncate(MAX_ENTRIES_PER_SERVER);
     let extra = ServerExtra {
         enabled: bool_field(entry, "enabled")?,
         cwd: string_field(entry, "cwd")?,

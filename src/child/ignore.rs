@@ -11,9 +11,9 @@
 
 use toml::de::{DeTable, DeValue};
 
-use super::position::line_col;
+use super::position::{line_col, line_cols};
 use super::servers::Node;
-use crate::protocol::bounds::{MAX_IGNORE_ENTRIES, MAX_STRING_BYTES};
+use crate::protocol::bounds::MAX_STRING_BYTES;
 use crate::protocol::{IgnoreEntry, IgnoreList, LoadError, LoadErrorKind};
 
 /// Longest [`IgnoreEntry::shape_error`], in bytes (the answer's share counts it
@@ -35,10 +35,25 @@ fn shape(message: String) -> LoadError {
 ///
 /// # Errors
 /// `Syntax` when the text is not TOML; `Shape` when it is not a list of `[[ignore]]`
-/// tables (another top-level key, `ignore` not an array of tables, more than
-/// [`MAX_IGNORE_ENTRIES`] entries).
+/// tables (another top-level key, `ignore` not an array of tables). Every entry is
+/// read, however many the file holds.
 pub(crate) fn read_ignore(text: &str) -> Result<IgnoreList, LoadError> {
     let doc = DeTable::parse(text).map_err(|e| super::toml::syntax_error(text, &e))?;
+    // Every position the entries need, resolved in one pass over the text (an inline
+    // `ignore = [{}, {}, …]` puts hundreds of thousands of entries on one line).
+    let mut offsets = Vec::new();
+    for (_, value) in doc.get_ref().iter() {
+        if let DeValue::Array(items) = value.get_ref() {
+            for item in items.iter() {
+                offsets.push(item.span().start);
+                if let DeValue::Table(table) = item.get_ref() {
+                    offsets.extend(table.iter().map(|(_, v)| v.span().start));
+                }
+            }
+        }
+    }
+    let mut positions = line_cols(text, &offsets).into_iter();
+    let mut next_position = move || positions.next().unwrap_or((1, 1));
     let mut entries = Vec::new();
     for (key, value) in doc.get_ref().iter() {
         if key.get_ref() != "ignore" {
@@ -53,14 +68,8 @@ pub(crate) fn read_ignore(text: &str) -> Result<IgnoreList, LoadError> {
                 value.get_ref().kind()
             )));
         };
-        if items.len() > MAX_IGNORE_ENTRIES {
-            return Err(shape(format!(
-                "{} [[ignore]] entries, more than the {MAX_IGNORE_ENTRIES} accepted",
-                items.len()
-            )));
-        }
         for item in items.iter() {
-            let (line, column) = line_col(text, item.span().start);
+            let (line, column) = next_position();
             let DeValue::Table(table) = item.get_ref() else {
                 return Err(shape(format!(
                     "the ignore entry at line {line} column {column} is {}, not a table",
@@ -94,7 +103,7 @@ pub(crate) fn read_ignore(text: &str) -> Result<IgnoreList, LoadError> {
                     }
                     _ => None,
                 };
-                let (value_line, value_column) = line_col(text, v.span().start);
+                let (value_line, value_column) = next_position();
                 let value_at = Some((value_line.max(1), value_column.max(1)));
                 match name {
                     "rule" => entry.at.rule = value_at,

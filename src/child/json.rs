@@ -49,10 +49,6 @@ use std::borrow::Cow;
 use super::position::line_col;
 use crate::protocol::Construct;
 
-/// Items of one array whose offsets are kept: the longest list an entry may hold
-/// (a longer one is refused as a wrong shape).
-pub(crate) const MAX_ITEM_OFFSETS: usize = crate::protocol::bounds::MAX_ENTRIES_PER_SERVER;
-
 /// Which dialect and which nesting bound.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options {
@@ -192,11 +188,10 @@ pub(crate) enum Value<'a> {
     Bool(bool),
     Number(&'a str),
     String(Cow<'a, str>),
-    /// The items, and the byte offset where each of the first
-    /// [`MAX_ITEM_OFFSETS`] starts (`None` for an empty array). Boxed so that a
-    /// value stays 32 bytes and capped so that an array of millions of tiny values
-    /// (the loaders' worst case) costs no more than before: no list longer than the
-    /// cap is read as a list of values. `u32`: the child cannot map a 4 GiB file.
+    /// The items, and the byte offset where each starts (`None` for an empty
+    /// array): every item of a list may be a value a finding points at, however
+    /// long the list. Boxed so that a value stays 32 bytes; `u32` (4 bytes an item
+    /// beside its 32-byte value): the child cannot map a 4 GiB file.
     #[allow(clippy::box_collection)]
     Array(Vec<Value<'a>>, Option<Box<Vec<u32>>>),
     Object(Vec<Member<'a>>),
@@ -481,9 +476,7 @@ impl<'a> Parser<'a> {
                     } => {
                         if *mode == Select::All {
                             items.push(value);
-                            if offsets.len() < MAX_ITEM_OFFSETS {
-                                offsets.push(u32::try_from(value_start).unwrap_or(u32::MAX));
-                            }
+                            offsets.push(u32::try_from(value_start).unwrap_or(u32::MAX));
                         }
                         let open = *open;
                         if self.after_item(b']', "array", open)? {

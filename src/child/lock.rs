@@ -27,10 +27,10 @@
 use super::json::{self, excerpt, Member, Options, Select, Value};
 use super::position::line_col;
 use crate::pin::lock::format::{
-    MAX_DIGESTS_PER_LOCK, MAX_LOCK_DEPTH, NOTE_MAX_CHARS as ATTESTATION_NOTE_MAX_CHARS,
+    MAX_LOCK_DEPTH, NOTE_MAX_CHARS as ATTESTATION_NOTE_MAX_CHARS,
     SCHEMA_VERSION as MAX_SCHEMA_VERSION,
 };
-use crate::protocol::bounds::{MAX_ENTRIES_PER_SERVER, MAX_STRING_BYTES};
+use crate::protocol::bounds::MAX_STRING_BYTES;
 use crate::protocol::{
     JsonToken, JsonTree, LoadError, LoadErrorKind, LockAttestation, LockFindingRecord, LockPin,
     LockPinner, LockPrompt, LockRecord, LockResource, LockServer, LockSummary, LockTool,
@@ -577,11 +577,6 @@ fn entries<T>(
     each: impl Fn(&Value<'_>, &str) -> Check<T>,
 ) -> Check<Vec<T>> {
     let items = array(required(doc, key, "")?, key)?;
-    if items.len() > MAX_DIGESTS_PER_LOCK {
-        return Err(invalid(format!(
-            "{key} has more than {MAX_DIGESTS_PER_LOCK} entries"
-        )));
-    }
     items
         .iter()
         .enumerate()
@@ -608,11 +603,6 @@ fn record(doc: &Value<'_>) -> Check<LockRecord> {
         None => Vec::new(),
         Some(a) => string_list(a, "server.args")?,
     };
-    if args.len() > MAX_ENTRIES_PER_SERVER {
-        return Err(invalid(format!(
-            "server.args has more than {MAX_ENTRIES_PER_SERVER} entries"
-        )));
-    }
     let url = opt_str(server, "url", "server")?;
     let command_digest = req_str(server, "command_digest", "server")?;
     let server = LockServer {

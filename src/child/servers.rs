@@ -36,9 +36,7 @@
 use super::json::{excerpt, same_value, Member, Value};
 use super::position::{line_col, line_cols};
 use crate::hash::{HashMapExt, HashSetExt};
-use crate::protocol::bounds::{
-    MAX_ENTRIES_PER_SERVER, MAX_SECTIONS_PER_FILE, MAX_SERVERS_PER_FILE, MAX_STRING_BYTES,
-};
+use crate::protocol::bounds::MAX_STRING_BYTES;
 use crate::protocol::{
     ClientSetting, Construct, FieldRef, FileFormat, LoadError, LoadErrorKind, ParsedConfig,
     Section, ServerBody, ServerEntry, ServerExtra, ServerMap, SettingValue, Twin, ValueAt,
@@ -90,7 +88,7 @@ impl Node for Value<'_> {
     }
     fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
         match self {
-            // Items past the offsets kept (a list too long to be read) are at 0.
+            // Every item has its offset; one missing (none is) would read as 0.
             Value::Array(items, offsets) => {
                 let offsets = offsets.as_deref().map_or(&[][..], Vec::as_slice);
                 Some(
@@ -172,10 +170,12 @@ pub(crate) fn repeated<'k>(n: usize, key: impl Fn(usize) -> &'k str) -> Vec<&'k 
         }
         return out;
     }
+    // Two sets, so that a map of thousands of repeated keys stays linear.
     let mut seen = crate::hash::HashSet::with_capacity(n);
+    let mut reported = crate::hash::HashSet::new();
     for i in 0..n {
         let k = key(i);
-        if !seen.insert(k) && !out.contains(&k) {
+        if !seen.insert(k) && reported.insert(k) {
             out.push(k);
         }
     }
@@ -266,11 +266,6 @@ pub(crate) fn map_field<N: Node>(
             v.kind()
         ));
     };
-    if entries.len() > MAX_ENTRIES_PER_SERVER {
-        return Err(format!(
-            "{key} has more than {MAX_ENTRIES_PER_SERVER} entries"
-        ));
-    }
     let mut out: Vec<(String, String)> = Vec::with_capacity(entries.len());
     for (k, val) in entries {
         let name = bounded_as(k, || format!("a key in {key}"))?;
@@ -304,9 +299,10 @@ pub(crate) fn map_field<N: Node>(
             .collect();
         let mut flags = keep.into_iter();
         out.retain(|_| flags.next().unwrap_or(true));
+        let mut known: crate::hash::HashSet<String> = seen_twice.iter().cloned().collect();
         for t in &twice {
             let what = format!("{key}.{}", excerpt(t));
-            if !seen_twice.contains(&what) {
+            if known.insert(what.clone()) {
                 seen_twice.push(what);
             }
         }
@@ -325,11 +321,6 @@ pub(crate) fn string_list<N: Node>(entry: &N, key: &str) -> Result<Option<Vec<St
             list.kind()
         ));
     };
-    if items.len() > MAX_ENTRIES_PER_SERVER {
-        return Err(format!(
-            "{key} has more than {MAX_ENTRIES_PER_SERVER} entries"
-        ));
-    }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         match item.as_str() {
@@ -376,11 +367,6 @@ fn tool_approvals<N: Node>(entry: &N) -> Result<Vec<(String, String)>, String> {
                 mode.kind()
             ));
         };
-        if out.len() >= MAX_ENTRIES_PER_SERVER {
-            return Err(format!(
-                "tools has more than {MAX_ENTRIES_PER_SERVER} approval modes"
-            ));
-        }
         out.push((
             bounded("a tool name", name)?,
             bounded_as(mode, || format!("tools.{}.approval_mode", excerpt(name)))?,
@@ -397,11 +383,6 @@ fn env_vars<N: Node>(entry: &N) -> Result<Vec<String>, String> {
     let Some(items) = list.items() else {
         return Err(format!("env_vars must be an array (it is {})", list.kind()));
     };
-    if items.len() > MAX_ENTRIES_PER_SERVER {
-        return Err(format!(
-            "env_vars has more than {MAX_ENTRIES_PER_SERVER} entries"
-        ));
-    }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let name = match item.as_str() {
@@ -427,8 +408,8 @@ pub(crate) type Offsets = Vec<(FieldRef, usize)>;
 /// A body and where its values start.
 pub(crate) type Located = (ServerBody, Offsets);
 
-/// Index of an item of one of the body's lists (at most
-/// [`MAX_ENTRIES_PER_SERVER`], so it always fits).
+/// Index of an item of one of the body's lists (fewer than the file's bytes, and
+/// the child cannot read a 4 GiB file, so it always fits).
 fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
@@ -589,7 +570,7 @@ fn tool_approval_offsets<N: Node>(entry: &N, at: &mut ValueOffsets<'_, N>) {
     };
     for (_, tool) in tools {
         if let Some((mode, offset)) = tool.field_at("approval_mode") {
-            if mode.as_str().is_some() && i < MAX_ENTRIES_PER_SERVER {
+            if mode.as_str().is_some() {
                 at.out.push((FieldRef::ToolApproval(index(i)), offset));
                 i += 1;
             }
@@ -640,7 +621,6 @@ fn typed_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, String> {
             extra.tool_approvals = tool_approvals(entry)?;
         }
     }
-    repeated.truncate(MAX_ENTRIES_PER_SERVER);
     extra.repeated_keys = repeated;
     if extra != ServerExtra::default() {
         body.extra = vec![extra];
@@ -1081,11 +1061,6 @@ pub(crate) fn json_config(
         if section.is_empty() {
             continue;
         }
-        if sections.len() >= MAX_SECTIONS_PER_FILE {
-            return Err(shape(format!(
-                "the file has more than {MAX_SECTIONS_PER_FILE} sections with servers or settings"
-            )));
-        }
         section.project = Some(checked_name(text, &p.key, p.offset, "project key")?);
         sections.push(section);
     }
@@ -1094,15 +1069,6 @@ pub(crate) fn json_config(
 
 /// Resolve positions (one pass for the whole file) and build the records.
 pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<ParsedConfig, LoadError> {
-    let total: usize = sections
-        .iter()
-        .map(|s| s.servers.as_ref().map_or(0, Vec::len))
-        .sum();
-    if total > MAX_SERVERS_PER_FILE {
-        return Err(shape(format!(
-            "the file declares more than {MAX_SERVERS_PER_FILE} servers"
-        )));
-    }
     let offsets: Vec<usize> = sections
         .iter()
         .flat_map(|s| {

@@ -4,7 +4,7 @@
 #![allow(clippy::disallowed_macros)]
 
 use super::{parse_file, read_capped};
-use crate::protocol::bounds::{MAX_ENTRIES_PER_SERVER, MAX_SERVERS_PER_FILE, MAX_STRING_BYTES};
+use crate::protocol::bounds::MAX_STRING_BYTES;
 use crate::protocol::{
     ChildMessage, FileFormat, LoadError, LoadErrorKind, LockSummary, ParsedConfig, ServerBody,
     ServerEntry, ServerMap,
@@ -736,11 +736,19 @@ fn bounds_on_strings_entries_and_servers() {
         body(&s[0]).url.as_deref().map(str::len),
         Some(MAX_STRING_BYTES)
     );
-    let args = vec!["\"a\""; MAX_ENTRIES_PER_SERVER + 1].join(",");
-    assert_eq!(
-        body_error(&format!(r#"{{"args": [{args}]}}"#)),
-        format!("args has more than {MAX_ENTRIES_PER_SERVER} entries")
+    // No count is bounded: every argument of a long list is read, with its position.
+    let args = vec!["\"a\""; 10_000].join(",");
+    let s = servers(
+        JSON,
+        &format!(r#"{{"mcpServers": {{"a": {{"args": [{args}]}}}}}}"#),
     );
+    assert_eq!(body(&s[0]).args.len(), 10_000);
+    let last = crate::protocol::values::decode(s[0].line, s[0].column, &s[0].values)
+        .unwrap()
+        .into_iter()
+        .find(|at| at.field == crate::protocol::FieldRef::Arg(9_999))
+        .unwrap();
+    assert_eq!((last.line, last.column), (1, 32 + 4 * 9_999));
     let e = err(JSON, &format!(r#"{{"mcpServers": {{"{long}": {{}}}}}}"#));
     assert_eq!(e.kind, LoadErrorKind::Shape);
     assert!(
@@ -754,13 +762,7 @@ fn bounds_on_strings_entries_and_servers() {
         let entries: Vec<String> = (0..n).map(|i| format!("\"s{i}\":{{}}")).collect();
         format!("{{\"mcpServers\":{{{}}}}}", entries.join(","))
     };
-    assert_eq!(
-        servers(JSON, &many(MAX_SERVERS_PER_FILE)).len(),
-        MAX_SERVERS_PER_FILE
-    );
-    let e = err(JSON, &many(MAX_SERVERS_PER_FILE + 1));
-    assert_eq!(e.kind, LoadErrorKind::Shape);
-    assert!(e.message.contains("more than 50000 servers"));
+    assert_eq!(servers(JSON, &many(60_000)).len(), 60_000);
 }
 
 // --- ~/.claude.json ------------------------------------------------------------------
@@ -1830,17 +1832,15 @@ fn claude_settings_a_value_claude_code_rejects_fails_the_file() {
             e.message
         );
     }
-    // Over doctor's own bound: the refusal says it is doctor's, not Claude Code's.
+    // No count is bounded: a list of 5,000 names is read whole.
     let many: Vec<String> = (0..5000).map(|i| format!("\"s{i}\"")).collect();
-    let e = err(
+    let c = ok(
         CLAUDE_SETTINGS,
         &format!("{{\"enabledMcpjsonServers\": [{}]}}", many.join(",")),
     );
     assert!(
-        e.message.contains("beyond what doctor reads")
-            && !e.message.contains("Claude Code ignores"),
-        "{}",
-        e.message
+        matches!(&c.sections[0].settings[..], [s] if matches!(&s.value, SettingValue::EnabledProjectServers(n) if n.len() == 5000)),
+        "the 5,000 names"
     );
     // Strict JSON: Claude Code's settings reader refuses comments.
     let e = err(CLAUDE_SETTINGS, "{// x\n}");
@@ -2249,7 +2249,7 @@ fn new_formats_survive_hostile_bytes() {
         for input in inputs {
             let msg = parse_file(format, input);
             assert!(
-                crate::parent::validate::check_message(format, &msg).is_ok(),
+                crate::parent::validate::check_message(format, input.len() as u64, &msg).is_ok(),
                 "{format:?} {input:?}: {msg:?}"
             );
         }
@@ -2364,14 +2364,12 @@ fn malformed_settings_cost_one_position_pass_however_many() {
     assert!(e.message.ends_with("; and 99996 more"), "{}", e.message);
     assert!(e.message.len() < 1_000);
     assert!(c.sections[1].settings.is_empty());
-    // The same in a VS Code settings file, and the per-section bound.
+    // A VS Code settings file repeating a setting: every copy is kept (no count is
+    // bounded), none is a problem.
     let many = vec![r#""chat.mcp.discovery.enabled": false"#; 10_000].join(",");
     let s = &ok(VSCODE, &format!("{{{many}}}")).sections[0];
-    assert_eq!(
-        s.settings.len(),
-        crate::protocol::bounds::MAX_SETTINGS_PER_SECTION
-    );
-    assert!(s.error.as_ref().unwrap().message.contains("and 9740 more"));
+    assert_eq!(s.settings.len(), 10_000);
+    assert!(s.error.is_none(), "{:?}", s.error);
 }
 
 #[test]

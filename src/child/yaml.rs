@@ -92,9 +92,8 @@ pub(crate) enum YValue {
         integer: bool,
     },
     Str(String),
-    /// The items, and the byte offset where each of the first
-    /// [`super::json::MAX_ITEM_OFFSETS`] is written (`None` for an empty list);
-    /// boxed and capped as JSON's arrays are, so that a node stays small.
+    /// The items, and the byte offset where each is written (`None` for an empty
+    /// list); boxed as JSON's arrays are, so that a node stays small.
     #[allow(clippy::box_collection)]
     Seq(Vec<Rc<YValue>>, Option<Box<Vec<u32>>>),
     Map(Vec<YMember>),
@@ -737,9 +736,7 @@ fn place(
     match &mut parent.kind {
         OpenKind::Seq(items, offsets) => {
             items.push(node.value);
-            if offsets.len() < super::json::MAX_ITEM_OFFSETS {
-                offsets.push(u32::try_from(node.offset).unwrap_or(u32::MAX));
-            }
+            offsets.push(u32::try_from(node.offset).unwrap_or(u32::MAX));
         }
         OpenKind::Map { members, key } => {
             if let Some((k, offset)) = key.take() {

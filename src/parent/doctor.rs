@@ -1801,7 +1801,7 @@ mod tests {
     #[test]
     fn every_value_of_the_largest_entries_is_located_by_search() {
         use crate::protocol::{FieldRef, ValueAt};
-        const N: usize = crate::protocol::bounds::MAX_ENTRIES_PER_SERVER;
+        const N: usize = 4_096;
         let pairs: Vec<(String, String)> = (0..N).map(|i| (format!("K{i}"), "v".into())).collect();
         let body = ServerBody {
             command: Some("node".into()),

@@ -73,39 +73,45 @@ impl std::fmt::Display for ParseError {
     }
 }
 
-/// Largest answer share of one config (payload bytes): a config's records are its
-/// server maps, a fraction of the file for `~/.claude.json`.
-pub const MAX_CONFIG_ANSWER: u64 = 16 << 20;
 /// Payload headroom of every share: error messages, positions and tags.
 const SHARE_HEADROOM: u64 = 64 << 10;
 /// Decoded headroom of every share: the record structs of a small answer.
 const DECODED_HEADROOM: u64 = 64 << 10;
-/// The fixed part of the most records a config may hold (50,000 servers and 20,000
-/// sections, each a struct and perhaps a short error message), which does not grow
-/// with the file once the file is large enough to hold them.
-const CONFIG_RECORD_HEADROOM: u64 = 16 << 20;
+/// Payload bytes a config's answer may take per source byte. No count is bounded, so
+/// the densest files set it: an empty server under a repeated empty name (`"":{},`,
+/// 6 source bytes) crosses as a 19-byte record (3.1 per byte); with a shape error
+/// of its own (`"":0,`, a 47-byte message) as 12 per byte.
+const CONFIG_PAYLOAD_PER_BYTE: u64 = 16;
+/// Decoded bytes a config's answer may own per source byte: the densest valid file
+/// (those empty servers, each a 232-byte record) owns 39 per byte, the densest with
+/// shape errors 56.
+const CONFIG_DECODED_PER_BYTE: u64 = 64;
+/// Suppression entries' fixed part (payload and decoded): an inline `{}` entry is
+/// 3 source bytes and becomes a position, five option tags and a shape message of at
+/// most `MAX_SHAPE_ERROR` bytes.
+const IGNORE_ENTRY_BYTES: u64 = crate::child::ignore::MAX_SHAPE_ERROR as u64 + 256;
 
 /// The share of the answer for a file of `size` bytes (at most its size cap). A
 /// message's share is the only limit on what it may own once decoded (the frame's
 /// wire-relative bound would refuse honest records of empty fields), so each is sized
-/// to admit every honest answer the file can produce and nothing far beyond it:
+/// to admit every honest answer any file of that size can produce, however many
+/// records it holds (no count is bounded; see [`bounds::most_items`]), and grows
+/// linearly with the file:
 ///
-/// * Config: payload `2 × size + 64 KiB` (records copy the file's strings, plus a few
-///   bytes per entry; a server entry is never shorter on the wire than half its
-///   source) up to [`MAX_CONFIG_ANSWER`]. Decoded 64 KiB more than
-///   `min(32 × size, 8 × size + 16 MiB)`: strings own at most 8 bytes per source byte (an empty `""` argument
-///   is a 24-byte `String` for 3 source bytes), and the fixed part of the records is
-///   bounded both by what the file can hold (a `"n": 1` entry, 6 source bytes,
-///   becomes a struct and an error message, under 32 bytes per source byte) and by
-///   the protocol's record counts.
-/// * A Claude Desktop extension manifest: four times a config's (its launch is sent
-///   once per platform override, each merged over the base).
+/// * Config (and a Claude Desktop extension manifest, whose launch is sent once per
+///   platform override: one server, four copies of its strings): payload
+///   `16 × size + 64 KiB`, decoded `64 × size + 64 KiB` (`CONFIG_PAYLOAD_PER_BYTE`,
+///   `CONFIG_DECODED_PER_BYTE`: the densest files, measured). A Continue YAML file
+///   of unnamed non-map entries (`[0,0,…]`, each named by its index and given a shape
+///   error) can exceed it and is answered with a `TooLarge` error of its own.
 /// * Lock, for doctor: payload `size + 64 KiB` (the summary is strings of the lock
 ///   and their length prefixes); decoded `8 × size + 64 KiB` (digests are 71-byte
 ///   strings in 24-byte slots; an empty argument is 24 bytes for 3).
 /// * Whole lock, for `check` and `lock rotate`: payload `3 × size + 64 KiB` (a number
 ///   in a skeleton crosses as 2 to 9 bytes), decoded `16 × size + 64 KiB` (one token
 ///   slot per JSON value, the smallest of which is 2 source bytes).
+/// * Suppression file: `2 × size` payload and `8 × size` decoded for its strings,
+///   plus `IGNORE_ENTRY_BYTES` for each entry the file can hold.
 ///
 /// `honest_answers_fit_their_shares` checks real and extreme honest files against
 /// these; the exchange's totals are their sums.
@@ -113,29 +119,14 @@ pub fn share(format: FileFormat, size: u64) -> MessageShare {
     let (payload, decoded) = match format {
         FileFormat::Lock => (size, size.saturating_mul(8)),
         FileFormat::LockRecord => (size.saturating_mul(3), size.saturating_mul(16)),
-        // Strings of the file and their length prefixes, plus per entry (an inline
-        // `{}` is 3 source bytes) a position, five option tags and a shape message of
-        // at most `MAX_SHAPE_ERROR` bytes: bounded by the entry count, not the file.
         FileFormat::Ignore => {
-            let per_entry = crate::child::ignore::MAX_SHAPE_ERROR as u64 + 256;
-            let entries = bounds::MAX_IGNORE_ENTRIES as u64;
+            let entries =
+                (bounds::most_items(format, size) as u64).saturating_mul(IGNORE_ENTRY_BYTES);
             (
-                size.saturating_mul(2)
-                    .saturating_add(entries * per_entry)
-                    .min(MAX_CONFIG_ANSWER),
-                size.saturating_mul(8).saturating_add(entries * per_entry),
+                size.saturating_mul(2).saturating_add(entries),
+                size.saturating_mul(8).saturating_add(entries),
             )
         }
-        // Up to four launches of one manifest (the base and its `darwin`, `win32`
-        // and `linux` overrides merged over it), each copying the base's strings.
-        FileFormat::DesktopExtension => (
-            size.saturating_mul(8).min(MAX_CONFIG_ANSWER),
-            size.saturating_mul(4 * 32).min(
-                size.saturating_mul(4 * 8)
-                    .min(MAX_CONFIG_ANSWER * 8)
-                    .saturating_add(CONFIG_RECORD_HEADROOM),
-            ),
-        ),
         FileFormat::Json
         | FileFormat::McpJson
         | FileFormat::Jsonc
@@ -146,13 +137,10 @@ pub fn share(format: FileFormat, size: u64) -> MessageShare {
         | FileFormat::GeminiSettings
         | FileFormat::ZedSettings
         | FileFormat::OpenCode
+        | FileFormat::DesktopExtension
         | FileFormat::ContinueYaml => (
-            size.saturating_mul(2).min(MAX_CONFIG_ANSWER),
-            size.saturating_mul(32).min(
-                size.saturating_mul(8)
-                    .min(MAX_CONFIG_ANSWER * 8)
-                    .saturating_add(CONFIG_RECORD_HEADROOM),
-            ),
+            size.saturating_mul(CONFIG_PAYLOAD_PER_BYTE),
+            size.saturating_mul(CONFIG_DECODED_PER_BYTE),
         ),
     };
     MessageShare {
@@ -161,12 +149,16 @@ pub fn share(format: FileFormat, size: u64) -> MessageShare {
     }
 }
 
-/// The size the share is computed from: the file's size from its descriptor, within
-/// its cap (a file that grew is refused by the child at the cap).
-fn share_size(fd: &OwnedFd, cap: u64) -> u64 {
+/// The size a share is computed from when the descriptor's size is unknown (not a
+/// regular file).
+const UNKNOWN_SIZE: u64 = 16 << 20;
+
+/// The file's size from its descriptor, within its cap (a file that grew is refused
+/// by the child at the cap); `None` when it is not a regular file.
+fn measured_size(fd: &OwnedFd, cap: u64) -> Option<u64> {
     match super::open::regular_size(fd) {
-        Ok(Some(size)) => size.min(cap),
-        _ => cap.min(MAX_CONFIG_ANSWER),
+        Ok(Some(size)) => Some(size.min(cap)),
+        _ => None,
     }
 }
 
@@ -175,10 +167,19 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
     if jobs.len() > bounds::MAX_FILES {
         return Err(ParseError::TooManyFiles(jobs.len()));
     }
+    // The size each file's share and count bounds follow from. Of a descriptor of
+    // unknown size the share is a fixed one, and its counts are bounded by the
+    // share alone.
+    let measured: Vec<Option<u64>> = jobs
+        .iter()
+        .map(|j| measured_size(&j.fd, j.size_cap))
+        .collect();
     let shares: Vec<MessageShare> = jobs
         .iter()
-        .map(|j| share(j.format, share_size(&j.fd, j.size_cap)))
+        .zip(&measured)
+        .map(|(j, size)| share(j.format, size.unwrap_or(j.size_cap.min(UNKNOWN_SIZE))))
         .collect();
+    let sizes: Vec<u64> = measured.iter().map(|s| s.unwrap_or(u64::MAX)).collect();
     let request = ParseRequest {
         payload_version: PAYLOAD_VERSION,
         jobs: jobs
@@ -209,8 +210,8 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
             formats.len()
         ))));
     }
-    for (format, message) in formats.iter().zip(&answers) {
-        check_message(*format, message).map_err(ParseError::Invalid)?;
+    for ((format, size), message) in formats.iter().zip(&sizes).zip(&answers) {
+        check_message(*format, *size, message).map_err(ParseError::Invalid)?;
     }
     if let Some(why) = &output.cut_short {
         fill_unreached(&mut answers, &formats, why);
@@ -371,85 +372,130 @@ mod tests {
             FileFormat::ClaudeJson,
             &serde_json::to_vec_pretty(&claude).expect("json"),
         );
-        // The extremes an honest file can reach: the smallest records the protocol
-        // allows, as many as it allows. Each must still fit its file's share.
-        let empty: serde_json::Map<String, serde_json::Value> = (0..49_990)
-            .map(|i| (format!("{i}"), serde_json::json!({})))
-            .collect();
-        check(
-            "49,990 empty servers",
-            FileFormat::Json,
-            serde_json::json!({ "mcpServers": empty })
-                .to_string()
-                .as_bytes(),
-        );
-        let tiny_projects: serde_json::Map<String, serde_json::Value> = (0..19_990)
-            .map(|i| (format!("{i}"), serde_json::json!({"mcpServers": {"s": {}}})))
-            .collect();
-        check(
-            "19,990 projects of one empty server",
-            FileFormat::ClaudeJson,
-            serde_json::json!({ "projects": tiny_projects })
-                .to_string()
-                .as_bytes(),
-        );
-        let shared: serde_json::Map<String, serde_json::Value> = (0..19_990)
-            .map(|i| {
-                (
-                    format!("/p/{i}"),
-                    serde_json::json!({"mcpServers": {"gh": {"command": "npx", "args": ["-y", "pkg@1.0.0"]}}}),
-                )
-            })
-            .collect();
-        check(
-            "19,990 projects sharing a server",
-            FileFormat::ClaudeJson,
-            serde_json::json!({ "projects": shared })
-                .to_string()
-                .as_bytes(),
-        );
-        // Approval settings: 19,990 projects each with only the settings that take
-        // effect (the smallest records a settings-only project section can be),
-        // and a file of the defaults every project holds (no section sent).
-        let approving: serde_json::Map<String, serde_json::Value> = (0..19_990)
-            .map(|i| {
-                let settings = if i % 2 == 0 {
-                    serde_json::json!({"enableAllProjectMcpServers": true})
-                } else {
-                    serde_json::json!({"enabledMcpjsonServers": [""], "disabledMcpServers": [""]})
-                };
-                (format!("{i}"), settings)
-            })
-            .collect();
-        check(
-            "19,990 projects of approval settings",
-            FileFormat::ClaudeJson,
-            serde_json::json!({ "projects": approving })
-                .to_string()
-                .as_bytes(),
-        );
-        let defaults: serde_json::Map<String, serde_json::Value> = (0..19_990)
-            .map(|i| {
-                (
-                    format!("/p/{i}"),
-                    serde_json::json!({"enabledMcpjsonServers": [], "disabledMcpjsonServers": [], "enableAllProjectMcpServers": false, "disabledMcpServers": []}),
-                )
-            })
-            .collect();
-        check(
-            "19,990 projects of default settings and one server",
-            FileFormat::ClaudeJson,
-            serde_json::json!({ "mcpServers": {"s": {}}, "projects": defaults })
-                .to_string()
-                .as_bytes(),
-        );
-        // The other clients' files at their extremes: as many empty entries as a
-        // file may declare, and settings files at the per-section bound.
+        // The extremes an honest file can reach: no count is bounded, so the
+        // smallest records a file can hold, more of them than any count limit the
+        // protocol once had (50,000 servers, 20,000 sections, 4,096 list entries, 256
+        // settings, 4,096 suppression entries). Each must fit its file's share.
+        let joined = |n: usize, item: &dyn Fn(usize) -> String| {
+            (0..n).map(item).collect::<Vec<_>>().join(",")
+        };
+        for (what, format, text) in [
+            (
+                "60,000 numbered empty servers",
+                FileFormat::Json,
+                format!("{{\"mcpServers\":{{{}}}}}", joined(60_000, &|i| format!("\"{i}\":{{}}"))),
+            ),
+            (
+                "60,000 empty servers of one repeated empty name",
+                FileFormat::McpJson,
+                format!("{{\"mcpServers\":{{{}}}}}", joined(60_000, &|_| "\"\":{}".into())),
+            ),
+            (
+                "60,000 servers that are numbers (a shape error each)",
+                FileFormat::Json,
+                format!("{{\"mcpServers\":{{{}}}}}", joined(60_000, &|_| "\"\":0".into())),
+            ),
+            (
+                "25,000 projects of one empty server",
+                FileFormat::ClaudeJson,
+                format!(
+                    "{{\"projects\":{{{}}}}}",
+                    joined(25_000, &|i| format!("\"{i}\":{{\"mcpServers\":{{\"s\":{{}}}}}}"))
+                ),
+            ),
+            (
+                "25,000 projects of a malformed map",
+                FileFormat::ClaudeJson,
+                format!("{{\"projects\":{{{}}}}}", joined(25_000, &|_| "\"\":{\"servers\":0}".into())),
+            ),
+            (
+                "25,000 projects of approval settings",
+                FileFormat::ClaudeJson,
+                format!(
+                    "{{\"projects\":{{{}}}}}",
+                    joined(25_000, &|i| if i % 2 == 0 {
+                        format!("\"{i}\":{{\"enableAllProjectMcpServers\":true}}")
+                    } else {
+                        format!("\"{i}\":{{\"enabledMcpjsonServers\":[\"\"],\"disabledMcpServers\":[\"\"]}}")
+                    })
+                ),
+            ),
+            (
+                "25,000 projects of default settings and one server",
+                FileFormat::ClaudeJson,
+                format!(
+                    "{{\"mcpServers\":{{\"s\":{{}}}},\"projects\":{{{}}}}}",
+                    joined(25_000, &|i| format!("\"/p/{i}\":{{\"enabledMcpjsonServers\":[],\"disabledMcpjsonServers\":[],\"enableAllProjectMcpServers\":false,\"disabledMcpServers\":[]}}"))
+                ),
+            ),
+            (
+                "a server of 60,000 empty arguments",
+                FileFormat::Json,
+                format!("{{\"mcpServers\":{{\"a\":{{\"args\":[{}]}}}}}}", joined(60_000, &|_| "\"\"".into())),
+            ),
+            (
+                "a server of 20,000 env entries and repeated fields",
+                FileFormat::Jsonc,
+                format!(
+                    "{{\"mcpServers\":{{\"a\":{{\"env\":{{{}}},{}}}}}}}",
+                    joined(20_000, &|i| format!("\"{i}\":\"\"")),
+                    joined(20_000, &|i| format!("\"{i}\":0,\"{i}\":0"))
+                ),
+            ),
+            (
+                "60,000 Codex servers",
+                FileFormat::CodexToml,
+                format!("[mcp_servers]\n{}", (0..60_000).map(|i| format!("s{i}={{}}\n")).collect::<String>()),
+            ),
+            (
+                "a Codex server of 60,000 arguments",
+                FileFormat::CodexToml,
+                format!("[mcp_servers.a]\nargs=[{}]\n", joined(60_000, &|_| "''".into())),
+            ),
+            (
+                "60,000 Continue servers",
+                FileFormat::ContinueYaml,
+                format!("mcpServers: [{}]\n", joined(60_000, &|_| "{name: a, command: a}".into())),
+            ),
+            (
+                "a Continue server of 60,000 arguments",
+                FileFormat::ContinueYaml,
+                format!("mcpServers: [{{name: a, command: a, args: [{}]}}]\n", joined(60_000, &|_| "a".into())),
+            ),
+            (
+                "VS Code settings repeating a setting 10,000 times",
+                FileFormat::VsCodeSettings,
+                format!("{{{}}}", joined(10_000, &|_| "\"chat.mcp.discovery.enabled\":false".into())),
+            ),
+            (
+                "Claude Code settings of 60,000 names and rules",
+                FileFormat::ClaudeSettings,
+                format!(
+                    "{{\"enableAllProjectMcpServers\":true,\"enabledMcpjsonServers\":[{}],\"permissions\":{{\"allow\":[{}]}}}}",
+                    joined(60_000, &|_| "\"\"".into()),
+                    joined(60_000, &|_| "\"mcp__\"".into())
+                ),
+            ),
+            (
+                "60,000 suppression entries",
+                FileFormat::Ignore,
+                format!("ignore = [{}]\n", joined(60_000, &|_| "{}".into())),
+            ),
+            (
+                "60,000 suppression entries with a shape error each",
+                FileFormat::Ignore,
+                format!("ignore = [{}]\n", joined(60_000, &|_| "{rule=0,x=0}".into())),
+            ),
+        ] {
+            check(what, format, text.as_bytes());
+        }
+        // The other clients' files at their extremes: as many empty entries as the
+        // largest count limit the protocol once had, and more.
         let empty_map = |key: &str| {
-            let entries: serde_json::Map<String, serde_json::Value> = (0..49_990)
-                .map(|i| (format!("{i}"), serde_json::json!({})))
-                .collect();
-            serde_json::json!({ key: entries }).to_string()
+            format!(
+                "{{\"{key}\":{{{}}}}}",
+                joined(60_000, &|i| format!("\"{i}\":{{}}"))
+            )
         };
         for (format, key) in [
             (FileFormat::GeminiSettings, "mcpServers"),
@@ -458,34 +504,14 @@ mod tests {
             (FileFormat::VsCodeSettings, "mcp.servers"),
         ] {
             check(
-                &format!("49,990 empty {format:?} entries"),
+                &format!("60,000 empty {format:?} entries"),
                 format,
                 empty_map(key).as_bytes(),
             );
         }
-        let discovery: String = (0..crate::protocol::bounds::MAX_SETTINGS_PER_SECTION)
-            .map(|_| r#""chat.mcp.discovery.enabled":false"#)
-            .collect::<Vec<_>>()
-            .join(",");
-        check(
-            "VS Code settings at the settings bound",
-            FileFormat::VsCodeSettings,
-            format!("{{{discovery}}}").as_bytes(),
-        );
-        check(
-            "Claude Code settings",
-            FileFormat::ClaudeSettings,
-            serde_json::json!({
-                "enableAllProjectMcpServers": true,
-                "enabledMcpjsonServers": vec![""; 4096],
-                "permissions": {"allow": vec!["mcp__"; 4096]},
-            })
-            .to_string()
-            .as_bytes(),
-        );
         // A manifest whose launch is sent four times (the base and three overrides
-        // that change nothing), arguments as long as honest ones get.
-        let args: Vec<String> = (0..4096).map(|i| format!("--flag-{i}")).collect();
+        // that change nothing), more arguments than any count limit once allowed.
+        let args: Vec<String> = (0..10_000).map(|_| String::new()).collect();
         check(
             "Desktop extension with three platform overrides",
             FileFormat::DesktopExtension,
@@ -499,22 +525,6 @@ mod tests {
             })
             .to_string()
             .as_bytes(),
-        );
-        let wide: Vec<String> = (0..4096).map(|_| String::new()).collect();
-        let wide_servers: serde_json::Map<String, serde_json::Value> = (0..12)
-            .map(|i| {
-                (
-                    format!("w{i}"),
-                    serde_json::json!({"command": "", "args": wide}),
-                )
-            })
-            .collect();
-        check(
-            "servers of 4,096 empty arguments",
-            FileFormat::Json,
-            serde_json::json!({ "mcpServers": wide_servers })
-                .to_string()
-                .as_bytes(),
         );
     }
 
@@ -531,7 +541,7 @@ mod tests {
         assert_eq!(answers[0], first, "an answer received is kept");
         for (format, answer) in formats.iter().zip(&answers).skip(1) {
             assert!(
-                check_message(*format, answer).is_err(),
+                check_message(*format, 1 << 20, answer).is_err(),
                 "the child may not send these"
             );
             let e = match answer {
@@ -552,9 +562,17 @@ mod tests {
         let s = share(FileFormat::Lock, 10_000);
         assert_eq!(u64::from(s.max_payload), 10_000 + SHARE_HEADROOM);
         let big = share(FileFormat::ClaudeJson, u64::MAX);
+        assert_eq!(big.max_payload, u32::MAX);
+        // Linear in the file: the same share per byte at 1 MiB and at the cap.
+        let mib = share(FileFormat::ClaudeJson, 1 << 20);
+        let cap = share(FileFormat::ClaudeJson, 64 << 20);
         assert_eq!(
-            u64::from(big.max_payload),
-            MAX_CONFIG_ANSWER + SHARE_HEADROOM
+            u64::from(cap.max_payload) - SHARE_HEADROOM,
+            64 * (u64::from(mib.max_payload) - SHARE_HEADROOM)
+        );
+        assert_eq!(
+            cap.max_decoded - DECODED_HEADROOM,
+            64 * (mib.max_decoded - DECODED_HEADROOM)
         );
         let limits = exchange_limits(&[s, big]);
         assert_eq!(limits.message_shares, [s, big]);

@@ -4,6 +4,11 @@
 //! are checked against the bounds of [`crate::protocol::bounds`] and against the
 //! request (one answer per job, of the job's kind) before any engine sees them. A
 //! violation is not a config problem but a broken child, and doctor fails closed.
+//!
+//! Counts have no fixed limit: every count of an answer is held to what the file
+//! the parent handed over can hold ([`most_items`] of the size the parent measured),
+//! so a valid file is read whole however many servers it declares, and a child
+//! claiming more records than the file's bytes could encode is refused.
 
 use crate::protocol::bounds::*;
 use crate::protocol::{
@@ -26,13 +31,30 @@ fn check_str(what: &str, s: &str) -> Result<(), InvalidRecord> {
     Ok(())
 }
 
-fn check_count(what: &str, n: usize, max: usize) -> Result<(), InvalidRecord> {
-    if n > max {
-        return Err(InvalidRecord(format!(
-            "{what} has {n} entries (limit {max})"
-        )));
+/// The most items one count of an answer may reach: what the file can hold.
+#[derive(Debug, Clone, Copy)]
+struct Room {
+    most: usize,
+    size: u64,
+}
+
+impl Room {
+    fn of(format: FileFormat, size: u64) -> Self {
+        Room {
+            most: most_items(format, size),
+            size,
+        }
     }
-    Ok(())
+
+    fn check(self, what: &str, n: usize) -> Result<(), InvalidRecord> {
+        if n > self.most {
+            return Err(InvalidRecord(format!(
+                "{what} has {n} entries, more than a {}-byte file can hold ({})",
+                self.size, self.most
+            )));
+        }
+        Ok(())
+    }
 }
 
 fn check_error(e: &LoadError) -> Result<(), InvalidRecord> {
@@ -44,22 +66,28 @@ fn check_error(e: &LoadError) -> Result<(), InvalidRecord> {
     check_str("an error message", &e.message)
 }
 
-/// Check one answer against the job it answers.
-pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), InvalidRecord> {
+/// Check one answer against the job it answers: a `format` file the parent measured
+/// at `size` bytes (within its size cap).
+pub fn check_message(
+    format: FileFormat,
+    size: u64,
+    message: &ChildMessage,
+) -> Result<(), InvalidRecord> {
+    let room = Room::of(format, size);
     match (format, message) {
         (FileFormat::Lock, ChildMessage::Lock(result)) => match result {
-            Ok(lock) => check_lock(lock),
+            Ok(lock) => check_lock(room, lock),
             Err(e) => check_error(e),
         },
         (FileFormat::LockRecord, ChildMessage::LockRecord(result)) => match result {
-            Ok(lock) => check_lock_record(lock),
+            Ok(lock) => check_lock_record(room, lock),
             Err(e) => check_error(e),
         },
         (FileFormat::Lock | FileFormat::LockRecord, _) => Err(InvalidRecord(
             "an answer of another kind to a lock job".into(),
         )),
         (FileFormat::Ignore, ChildMessage::Ignore(result)) => match result {
-            Ok(list) => check_ignore_list(list),
+            Ok(list) => check_ignore_list(room, list),
             Err(e) => check_error(e),
         },
         (FileFormat::Ignore, _) | (_, ChildMessage::Ignore(_)) => Err(InvalidRecord(
@@ -69,7 +97,7 @@ pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), I
             Err(InvalidRecord("a lock answer to a config job".into()))
         }
         (format, ChildMessage::Config(result)) => match result {
-            Ok(config) => check_config(format, config),
+            Ok(config) => check_config(format, room, config),
             Err(e) => check_error(e),
         },
     }
@@ -77,8 +105,8 @@ pub fn check_message(format: FileFormat, message: &ChildMessage) -> Result<(), I
 
 /// A suppression file's entries: within the entry count, every string bounded, no
 /// position of 0. What the strings mean is checked by `crate::suppress`.
-fn check_ignore_list(list: &IgnoreList) -> Result<(), InvalidRecord> {
-    check_count("a suppression file", list.entries.len(), MAX_IGNORE_ENTRIES)?;
+fn check_ignore_list(room: Room, list: &IgnoreList) -> Result<(), InvalidRecord> {
+    room.check("a suppression file", list.entries.len())?;
     for entry in &list.entries {
         let at = entry.at;
         let positions = [at.rule, at.target, at.reason, at.expires]
@@ -110,8 +138,12 @@ fn check_ignore_list(list: &IgnoreList) -> Result<(), InvalidRecord> {
     Ok(())
 }
 
-fn check_config(format: FileFormat, config: &ParsedConfig) -> Result<(), InvalidRecord> {
-    check_count("a config", config.sections.len(), MAX_SECTIONS_PER_FILE)?;
+fn check_config(
+    format: FileFormat,
+    room: Room,
+    config: &ParsedConfig,
+) -> Result<(), InvalidRecord> {
+    room.check("a config's section list", config.sections.len())?;
     let mut servers = 0usize;
     for (i, section) in config.sections.iter().enumerate() {
         match (&section.project, format) {
@@ -129,15 +161,11 @@ fn check_config(format: FileFormat, config: &ParsedConfig) -> Result<(), Invalid
         if let Some(e) = &section.error {
             check_error(e)?;
         }
-        servers += section.servers.len();
-        check_count("a config", servers, MAX_SERVERS_PER_FILE)?;
-        check_count(
-            "a section's settings",
-            section.settings.len(),
-            MAX_SETTINGS_PER_SECTION,
-        )?;
+        servers = servers.saturating_add(section.servers.len());
+        room.check("a config's server list", servers)?;
+        room.check("a section's settings", section.settings.len())?;
         for setting in &section.settings {
-            check_setting(format, setting)?;
+            check_setting(format, room, setting)?;
         }
         for entry in &section.servers {
             check_str("a server name", &entry.name)?;
@@ -151,7 +179,7 @@ fn check_config(format: FileFormat, config: &ParsedConfig) -> Result<(), Invalid
                 )));
             }
             match &entry.body {
-                Ok(body) => check_body(body)?,
+                Ok(body) => check_body(room, body)?,
                 Err(reason) => check_str("a shape error", reason)?,
             }
             check_values(entry)?;
@@ -183,7 +211,11 @@ fn map_allowed(format: FileFormat, map: ServerMap) -> bool {
 }
 
 /// One setting: a kind the file's format holds, a non-zero position, bounded lists.
-fn check_setting(format: FileFormat, setting: &ClientSetting) -> Result<(), InvalidRecord> {
+fn check_setting(
+    format: FileFormat,
+    room: Room,
+    setting: &ClientSetting,
+) -> Result<(), InvalidRecord> {
     if setting.line == 0 || setting.column == 0 {
         return Err(InvalidRecord("a setting position of 0".into()));
     }
@@ -214,13 +246,13 @@ fn check_setting(format: FileFormat, setting: &ClientSetting) -> Result<(), Inva
         | SettingValue::AllowedTools(names)
         | SettingValue::AllowedServers(names)
         | SettingValue::ExcludedServers(names) => {
-            check_count("a setting", names.len(), MAX_ENTRIES_PER_SERVER)?;
+            room.check("a setting", names.len())?;
             names
                 .iter()
                 .try_for_each(|n| check_str("a setting entry", n))
         }
         SettingValue::DiscoveryImport(sources) | SettingValue::ToolsAutoApprove(sources) => {
-            check_count("a setting", sources.len(), MAX_ENTRIES_PER_SERVER)?;
+            room.check("a setting", sources.len())?;
             sources
                 .iter()
                 .try_for_each(|(source, _)| check_str("a discovery source", source))
@@ -228,7 +260,7 @@ fn check_setting(format: FileFormat, setting: &ClientSetting) -> Result<(), Inva
     }
 }
 
-fn check_body(body: &ServerBody) -> Result<(), InvalidRecord> {
+fn check_body(room: Room, body: &ServerBody) -> Result<(), InvalidRecord> {
     for (what, value) in [
         ("command", &body.command),
         ("url", &body.url),
@@ -245,35 +277,28 @@ fn check_body(body: &ServerBody) -> Result<(), InvalidRecord> {
             check_str(what, v)?;
         }
     }
-    check_count("extra", body.extra.len(), 1)?;
-    check_count("args", body.args.len(), MAX_ENTRIES_PER_SERVER)?;
-    check_count("env", body.env.len(), MAX_ENTRIES_PER_SERVER)?;
-    check_count("headers", body.headers.len(), MAX_ENTRIES_PER_SERVER)?;
-    check_count(
-        "env_http_headers",
-        body.extra().env_http_headers.len(),
-        MAX_ENTRIES_PER_SERVER,
-    )?;
-    check_count(
-        "repeated keys",
-        body.extra().repeated_keys.len(),
-        MAX_ENTRIES_PER_SERVER,
-    )?;
+    if body.extra.len() > 1 {
+        return Err(InvalidRecord(format!(
+            "a server body with {} extra records (at most 1)",
+            body.extra.len()
+        )));
+    }
+    room.check("args", body.args.len())?;
+    room.check("env", body.env.len())?;
+    room.check("headers", body.headers.len())?;
+    room.check("env_http_headers", body.extra().env_http_headers.len())?;
+    room.check("repeated keys", body.extra().repeated_keys.len())?;
     for (what, list) in [
         ("autoApprove", &body.extra().auto_approve),
         ("alwaysAllow", &body.extra().always_allow),
         ("env_vars", &body.extra().env_vars),
     ] {
-        check_count(what, list.len(), MAX_ENTRIES_PER_SERVER)?;
+        room.check(what, list.len())?;
         for tool in list {
             check_str(what, tool)?;
         }
     }
-    check_count(
-        "tool approvals",
-        body.extra().tool_approvals.len(),
-        MAX_ENTRIES_PER_SERVER,
-    )?;
+    room.check("tool approvals", body.extra().tool_approvals.len())?;
     for a in body.args.iter().chain(&body.extra().repeated_keys) {
         check_str("an argument", a)?;
     }
@@ -356,10 +381,10 @@ fn check_version(v: u32) -> Result<(), InvalidRecord> {
 /// A whole lock: the same bounds as the summary doctor gets, on the same fields, and
 /// the format's structural rules. Its JSON-valued fields are rebuilt (and checked
 /// token by token) by `pin::lock::record`.
-fn check_lock_record(lock: &LockRecord) -> Result<(), InvalidRecord> {
+fn check_lock_record(room: Room, lock: &LockRecord) -> Result<(), InvalidRecord> {
     check_version(lock.schema_version)?;
     check_str("a lock command", &lock.server.command)?;
-    check_count("lock args", lock.server.args.len(), MAX_ENTRIES_PER_SERVER)?;
+    room.check("lock args", lock.server.args.len())?;
     for a in &lock.server.args {
         check_str("a lock argument", a)?;
     }
@@ -371,17 +396,9 @@ fn check_lock_record(lock: &LockRecord) -> Result<(), InvalidRecord> {
     if let Some(d) = &lock.pin.approved_digest {
         check_str("a digest", d)?;
     }
-    check_count("a lock tool list", lock.tools.len(), MAX_DIGESTS_PER_LOCK)?;
-    check_count(
-        "a lock resource list",
-        lock.resources.len(),
-        MAX_DIGESTS_PER_LOCK,
-    )?;
-    check_count(
-        "a lock prompt list",
-        lock.prompts.len(),
-        MAX_DIGESTS_PER_LOCK,
-    )?;
+    room.check("a lock tool list", lock.tools.len())?;
+    room.check("a lock resource list", lock.resources.len())?;
+    room.check("a lock prompt list", lock.prompts.len())?;
     for t in &lock.tools {
         check_str("a digest", &t.entry_digest)?;
         if lock.schema_version >= 4
@@ -428,10 +445,10 @@ fn check_tree(tree: &JsonTree) -> Result<(), InvalidRecord> {
     }
 }
 
-fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
+fn check_lock(room: Room, lock: &LockSummary) -> Result<(), InvalidRecord> {
     check_version(lock.schema_version)?;
     check_str("a lock command", &lock.server_command)?;
-    check_count("lock args", lock.server_args.len(), MAX_ENTRIES_PER_SERVER)?;
+    room.check("lock args", lock.server_args.len())?;
     for a in &lock.server_args {
         check_str("a lock argument", a)?;
     }
@@ -449,7 +466,7 @@ fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
         &lock.resource_digests,
         &lock.prompt_digests,
     ] {
-        check_count("a lock digest list", list.len(), MAX_DIGESTS_PER_LOCK)?;
+        room.check("a lock digest list", list.len())?;
         for d in list {
             check_str("a digest", d)?;
         }
@@ -461,6 +478,13 @@ fn check_lock(lock: &LockSummary) -> Result<(), InvalidRecord> {
 mod tests {
     use super::*;
     use crate::protocol::*;
+
+    /// The size every test answer claims to come from: 8 KiB, room for 4,097 items.
+    const SIZE: u64 = 8 << 10;
+    /// One more item than a `SIZE`-byte file can hold.
+    fn over_room() -> usize {
+        most_items(FileFormat::Json, SIZE) + 1
+    }
 
     fn config_with(entry: ServerEntry) -> ChildMessage {
         ChildMessage::Config(Ok(ParsedConfig {
@@ -487,21 +511,21 @@ mod tests {
 
     #[test]
     fn oversized_strings_and_wrong_kinds_are_rejected() {
-        assert!(check_message(FileFormat::Json, &config_with(entry())).is_ok());
+        assert!(check_message(FileFormat::Json, SIZE, &config_with(entry())).is_ok());
         let mut long = entry();
         long.name = "x".repeat(MAX_STRING_BYTES + 1);
-        assert!(check_message(FileFormat::Json, &config_with(long)).is_err());
+        assert!(check_message(FileFormat::Json, SIZE, &config_with(long)).is_err());
         let mut zero = entry();
         zero.line = 0;
-        assert!(check_message(FileFormat::Json, &config_with(zero)).is_err());
-        assert!(check_message(FileFormat::Lock, &config_with(entry())).is_err());
+        assert!(check_message(FileFormat::Json, SIZE, &config_with(zero)).is_err());
+        assert!(check_message(FileFormat::Lock, SIZE, &config_with(entry())).is_err());
         let lock = ChildMessage::Lock(Err(LoadError {
             kind: LoadErrorKind::Syntax,
             message: "x".into(),
             construct: None,
         }));
-        assert!(check_message(FileFormat::Json, &lock).is_err());
-        assert!(check_message(FileFormat::Lock, &lock).is_ok());
+        assert!(check_message(FileFormat::Json, SIZE, &lock).is_err());
+        assert!(check_message(FileFormat::Lock, SIZE, &lock).is_ok());
     }
 
     /// An entry with a command and two arguments, and `values` packed for it.
@@ -527,7 +551,7 @@ mod tests {
     #[test]
     fn value_positions_from_a_hostile_child_are_refused() {
         use crate::protocol::FieldRef::*;
-        let ok = |e: ServerEntry| check_message(FileFormat::Json, &config_with(e));
+        let ok = |e: ServerEntry| check_message(FileFormat::Json, SIZE, &config_with(e));
         assert!(ok(positioned(&[
             (Command, 1, 20),
             (Arg(0), 1, 40),
@@ -631,27 +655,37 @@ mod tests {
         ] {
             let msg = config_with_setting(value, 1);
             assert_eq!(
-                check_message(format, &msg).is_ok(),
+                check_message(format, SIZE, &msg).is_ok(),
                 ok,
                 "{format:?} {msg:?}"
             );
         }
         assert!(check_message(
             FileFormat::VsCodeSettings,
+            SIZE,
             &config_with_setting(discovery(), 0)
         )
         .is_err());
         let long = SettingValue::EnabledProjectServers(vec!["x".repeat(MAX_STRING_BYTES + 1)]);
-        assert!(check_message(FileFormat::ClaudeSettings, &config_with_setting(long, 1)).is_err());
-        let many =
-            SettingValue::DiscoveryImport(vec![(String::new(), true); MAX_ENTRIES_PER_SERVER + 1]);
-        assert!(check_message(FileFormat::VsCodeSettings, &config_with_setting(many, 1)).is_err());
+        assert!(check_message(
+            FileFormat::ClaudeSettings,
+            SIZE,
+            &config_with_setting(long, 1)
+        )
+        .is_err());
+        let many = SettingValue::DiscoveryImport(vec![(String::new(), true); over_room()]);
+        assert!(check_message(
+            FileFormat::VsCodeSettings,
+            SIZE,
+            &config_with_setting(many, 1)
+        )
+        .is_err());
         let mut msg = config_with_setting(enable(), 1);
         if let ChildMessage::Config(Ok(c)) = &mut msg {
             let one = c.sections[0].settings[0].clone();
-            c.sections[0].settings = vec![one; MAX_SETTINGS_PER_SECTION + 1];
+            c.sections[0].settings = vec![one; over_room()];
         }
-        assert!(check_message(FileFormat::ClaudeSettings, &msg).is_err());
+        assert!(check_message(FileFormat::ClaudeSettings, SIZE, &msg).is_err());
     }
 
     #[test]
@@ -664,7 +698,7 @@ mod tests {
             });
             config_with(e)
         };
-        let over = || vec![String::new(); MAX_ENTRIES_PER_SERVER + 1];
+        let over = || vec![String::new(); over_room()];
         let long = || vec!["x".repeat(MAX_STRING_BYTES + 1)];
         for extra in [
             ServerExtra {
@@ -680,7 +714,7 @@ mod tests {
                 ..ServerExtra::default()
             },
             ServerExtra {
-                tool_approvals: vec![(String::new(), String::new()); MAX_ENTRIES_PER_SERVER + 1],
+                tool_approvals: vec![(String::new(), String::new()); over_room()],
                 ..ServerExtra::default()
             },
             ServerExtra {
@@ -693,7 +727,7 @@ mod tests {
             },
         ] {
             assert!(
-                check_message(FileFormat::Json, &with_extra(extra.clone())).is_err(),
+                check_message(FileFormat::Json, SIZE, &with_extra(extra.clone())).is_err(),
                 "{extra:?}"
             );
         }
@@ -703,7 +737,7 @@ mod tests {
             tool_approvals: vec![("*".into(), "approve".into())],
             ..ServerExtra::default()
         };
-        assert!(check_message(FileFormat::Json, &with_extra(fine)).is_ok());
+        assert!(check_message(FileFormat::Json, SIZE, &with_extra(fine)).is_ok());
         for (format, map, ok) in [
             (FileFormat::ZedSettings, ServerMap::ContextServers, true),
             (FileFormat::Json, ServerMap::ContextServers, false),
@@ -718,7 +752,7 @@ mod tests {
             let mut e = entry();
             e.map = map;
             assert_eq!(
-                check_message(format, &config_with(e)).is_ok(),
+                check_message(format, SIZE, &config_with(e)).is_ok(),
                 ok,
                 "{format:?} {map:?}"
             );
@@ -735,7 +769,103 @@ mod tests {
                 settings: Vec::new(),
             }],
         }));
-        assert!(check_message(FileFormat::Json, &msg).is_err());
-        assert!(check_message(FileFormat::ClaudeJson, &msg).is_ok());
+        assert!(check_message(FileFormat::Json, SIZE, &msg).is_err());
+        assert!(check_message(FileFormat::ClaudeJson, SIZE, &msg).is_ok());
+    }
+
+    /// Counts follow from the size of the file handed over: as many items as its
+    /// bytes can encode pass, one more is a compromised child, whatever the count.
+    #[test]
+    fn counts_beyond_what_the_file_can_hold_are_refused() {
+        let size = 100;
+        let room = most_items(FileFormat::Json, size);
+        assert_eq!(room, 51);
+        let servers = |n: usize| {
+            ChildMessage::Config(Ok(ParsedConfig {
+                sections: vec![Section {
+                    project: None,
+                    servers: vec![entry(); n],
+                    error: None,
+                    settings: Vec::new(),
+                }],
+            }))
+        };
+        assert!(check_message(FileFormat::Json, size, &servers(room)).is_ok());
+        let e = check_message(FileFormat::Json, size, &servers(room + 1))
+            .expect_err("one server too many");
+        assert!(
+            e.0.contains("more than a 100-byte file can hold"),
+            "{}",
+            e.0
+        );
+        // The same answer from a larger file is honest.
+        assert!(check_message(FileFormat::Json, 1_000, &servers(room + 1)).is_ok());
+        // Servers counted over all sections; sections counted themselves.
+        let sections = |n: usize, each: usize| {
+            let mut sections = vec![Section {
+                project: None,
+                servers: vec![entry(); each],
+                error: None,
+                settings: Vec::new(),
+            }];
+            sections.extend((1..n).map(|i| Section {
+                project: Some(format!("/p/{i}")),
+                servers: vec![entry(); each],
+                error: None,
+                settings: Vec::new(),
+            }));
+            ChildMessage::Config(Ok(ParsedConfig { sections }))
+        };
+        assert!(check_message(FileFormat::ClaudeJson, size, &sections(room, 0)).is_ok());
+        assert!(check_message(FileFormat::ClaudeJson, size, &sections(room + 1, 0)).is_err());
+        assert!(check_message(FileFormat::ClaudeJson, size, &sections(26, 2)).is_err());
+        // One server's lists.
+        let args = |n: usize| {
+            let mut e = entry();
+            e.body = Ok(ServerBody {
+                args: vec![String::new(); n],
+                ..ServerBody::default()
+            });
+            config_with(e)
+        };
+        assert!(check_message(FileFormat::Json, size, &args(room)).is_ok());
+        assert!(check_message(FileFormat::Json, size, &args(room + 1)).is_err());
+        // Continue YAML: its aliases may add copies beyond the bytes, up to their bound.
+        let yaml = most_items(FileFormat::ContinueYaml, size);
+        assert_eq!(yaml, room + crate::child::yaml::MAX_ALIAS_NODES as usize);
+        assert!(check_message(FileFormat::ContinueYaml, size, &args(yaml)).is_ok());
+        assert!(check_message(FileFormat::ContinueYaml, size, &args(yaml + 1)).is_err());
+        // Suppression entries and lock lists.
+        let ignore = |n: usize| {
+            ChildMessage::Ignore(Ok(IgnoreList {
+                entries: vec![
+                    IgnoreEntry {
+                        line: 1,
+                        column: 1,
+                        ..IgnoreEntry::default()
+                    };
+                    n
+                ],
+            }))
+        };
+        assert!(check_message(FileFormat::Ignore, size, &ignore(room)).is_ok());
+        assert!(check_message(FileFormat::Ignore, size, &ignore(room + 1)).is_err());
+        let lock = |n: usize| {
+            ChildMessage::Lock(Ok(LockSummary {
+                schema_version: crate::pin::lock::format::SCHEMA_VERSION,
+                server_command: String::new(),
+                server_args: Vec::new(),
+                server_url: None,
+                command_digest: String::new(),
+                tool_digests: vec![String::new(); n],
+                resource_digests: Vec::new(),
+                prompt_digests: Vec::new(),
+                overall_digest: String::new(),
+                approved: false,
+                approved_digest: None,
+            }))
+        };
+        assert!(check_message(FileFormat::Lock, size, &lock(room)).is_ok());
+        assert!(check_message(FileFormat::Lock, size, &lock(room + 1)).is_err());
     }
 }

@@ -432,15 +432,13 @@ fn many_large_locks_cannot_hide_the_findings_of_the_users_configs() {
 #[test]
 fn a_file_over_its_share_of_the_answer_is_its_own_error() {
     // An honest parse whose records are larger than the file's share of the answer
-    // (thousands of malformed project sections, each a section error): that file is
-    // reported as too large, and every other file is still audited.
+    // (a Continue YAML list of 20,000 bare numbers, each an entry named by its index
+    // with a shape error, over 16 wire bytes per source byte): that file is reported
+    // as too large, and every other file is still audited.
     let env = Env::new();
-    let projects: serde_json::Map<String, serde_json::Value> = (0..19_000)
-        .map(|i| (format!("p{i}"), json!({"mcpServers": 1})))
-        .collect();
     env.write(
-        "home/.claude.json",
-        json!({"projects": projects}).to_string(),
+        "home/.continue/config.yaml",
+        format!("mcpServers: [{}0]\n", "0,".repeat(20_000)),
     );
     env.cursor(
         json!({"gh": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}),
@@ -448,10 +446,10 @@ fn a_file_over_its_share_of_the_answer_is_its_own_error() {
     let run = env.doctor(&["--json"]);
     run.expect_code(2);
     assert!(
-        run.stderr
-            .lines()
-            .any(|l| l.starts_with("warning: cannot read ~/.claude.json:")
-                && l.contains("share of the parser's answer")),
+        run.stderr.lines().any(
+            |l| l.starts_with("warning: cannot read ~/.continue/config.yaml:")
+                && l.contains("share of the parser's answer")
+        ),
         "{}",
         run.stderr
     );

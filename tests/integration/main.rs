@@ -15,6 +15,7 @@ mod audit;
 mod clients;
 mod completions;
 mod corpus_clients;
+mod counts;
 mod discovery;
 mod discovery_clients;
 mod discovery_hostile;

@@ -9,7 +9,8 @@ use crate::model::FieldPath;
 /// every engine run (the child's reading, validation and the parent's audit).
 fn report_of(format: FileFormat, readers: &'static [Reader], text: &str) -> Report {
     let message = crate::child::parse_file(format, text.as_bytes());
-    super::super::validate::check_message(format, &message).expect("an honest answer");
+    super::super::validate::check_message(format, text.len() as u64, &message)
+        .expect("an honest answer");
     let ChildMessage::Config(Ok(config)) = message else {
         panic!("{format:?} not read: {message:?}");
     };

@@ -15,8 +15,6 @@ pub const NOTE_MAX_CHARS: usize = 1000;
 pub const DEFAULT_LOCK_NAME: &str = "warden.lock";
 /// Nesting depth of a lock document (the lock spec's normative bound; root at 0).
 pub const MAX_LOCK_DEPTH: usize = 512;
-/// Most entries per lock list (tools, resources, prompts).
-pub const MAX_DIGESTS_PER_LOCK: usize = 100_000;
 /// Largest lock file any command reads. A real lock is kilobytes (a hundred tools with
 /// their skeletons is about 60 KiB); the cap is what bounds the parser child's memory
 /// per lock (its tree is at most about 32 bytes per input byte, 256 MiB here, under the
