@@ -6,12 +6,12 @@
 # fails the run; libFuzzer writes the input to fuzz/artifacts/<target>/ (uploaded by
 # .github/workflows/fuzz.yml).
 #
-# FUZZ_SMOKE_SECONDS (default 20) sets the time per target; FUZZ_SMOKE_TARGETS
+# FUZZ_SMOKE_SECONDS (default 12) sets the time per target; FUZZ_SMOKE_TARGETS
 # (space-separated) restricts the targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${FUZZ_SMOKE_SECONDS:-20}"
+seconds="${FUZZ_SMOKE_SECONDS:-12}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
