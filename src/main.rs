@@ -10,6 +10,11 @@ use mcp_warden::output;
 use mcp_warden::parent::commands;
 use mcp_warden::render::style::{self, Stream};
 
+/// Both processes (this one and the parser child it re-executes) are one-shot: see
+/// `mcp_warden_sandbox::alloc` for why they do not use glibc's allocator.
+#[global_allocator]
+static ALLOCATOR: mcp_warden_sandbox::OneShotAlloc = mcp_warden_sandbox::OneShotAlloc::new();
+
 fn main() -> ExitCode {
     // The confined roles are recognised before any argument parsing: the parser
     // child must be confined before it runs anything non-essential.

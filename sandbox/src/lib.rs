@@ -72,6 +72,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod alloc;
 mod child;
 #[cfg(target_os = "linux")]
 mod confine;
@@ -92,6 +93,7 @@ use std::time::Duration;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
+pub use alloc::OneShotAlloc;
 pub use child::Sender;
 pub use error::SandboxError;
 pub use frame::{decoded_bound, MessageCost, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};

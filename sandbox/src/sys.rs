@@ -454,3 +454,103 @@ pub(crate) fn try_fstatat(_path: &std::ffi::CStr) -> io::Result<()> {
 pub(crate) fn try_tgkill(_pid: libc::pid_t, _signal: libc::c_int) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
 }
+
+/// `len` bytes (a multiple of the page size) of fresh, zeroed, private read-write
+/// memory, or `None` when the kernel refuses (out of memory, or the address-space
+/// limit). With `huge`, the mapping starts on a 2 MiB boundary and is advised into
+/// transparent huge pages. For the allocator (`alloc.rs`): allocates nothing.
+pub(crate) fn map_anonymous(len: usize, huge: bool) -> Option<*mut u8> {
+    const HUGE_PAGE: usize = 2 << 20;
+    let span = if huge {
+        len.checked_add(HUGE_PAGE)?
+    } else {
+        len
+    };
+    // SAFETY: an anonymous private mapping at an address of the kernel's choosing
+    // (null hint, no MAP_FIXED) replaces nothing the process uses; PROT_EXEC is not
+    // asked for.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            span,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return None;
+    }
+    let base = base.cast::<u8>();
+    if !huge {
+        return Some(base);
+    }
+    // Trim the mapping to [start, start + len) with `start` on a 2 MiB boundary.
+    let addr = base as usize;
+    let start = addr.next_multiple_of(HUGE_PAGE);
+    let head = start - addr;
+    let tail = span - head - len;
+    if head > 0 {
+        unmap(base, head);
+    }
+    if tail > 0 {
+        unmap((start + len) as *mut u8, tail);
+    }
+    advise_huge(start as *mut u8, len);
+    Some(start as *mut u8)
+}
+
+/// Advise `len` bytes at `start` (a mapping of this process) into huge pages.
+fn advise_huge(start: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: MADV_HUGEPAGE changes only how the kernel may back the range, never its
+    // contents or whether it is mapped; the range is memory this process mapped.
+    unsafe {
+        libc::madvise(start.cast(), len, libc::MADV_HUGEPAGE);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, len);
+}
+
+/// Unmap `len` bytes at `start`: a range the allocator mapped with [`map_anonymous`]
+/// and no longer hands out.
+pub(crate) fn unmap(start: *mut u8, len: usize) {
+    // SAFETY: the caller (the allocator) unmaps only ranges it mapped and that no live
+    // allocation uses any more; munmap of such a range cannot affect other memory.
+    unsafe {
+        libc::munmap(start.cast(), len);
+    }
+}
+
+/// Grow or shrink the mapping of `old` bytes at `start` to `new` bytes (both multiples
+/// of the page size), moving it if it must; null when the kernel refuses (the old
+/// mapping is then untouched). With `huge`, the result is advised into huge pages.
+#[cfg(target_os = "linux")]
+pub(crate) fn remap(start: *mut u8, old: usize, new: usize, huge: bool) -> *mut u8 {
+    // SAFETY: `start..start + old` is one mapping the allocator made for one live
+    // block, which the caller gives up on success: MREMAP_MAYMOVE moves its pages (and
+    // their protection, never executable) to a range the kernel picks, replacing
+    // nothing else.
+    let moved = unsafe { libc::mremap(start.cast(), old, new, libc::MREMAP_MAYMOVE) };
+    if moved == libc::MAP_FAILED {
+        return std::ptr::null_mut();
+    }
+    let moved = moved.cast::<u8>();
+    if huge {
+        advise_huge(moved, new);
+    }
+    moved
+}
+
+/// Without `mremap`: a fresh mapping and a copy.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn remap(start: *mut u8, old: usize, new: usize, huge: bool) -> *mut u8 {
+    let Some(moved) = map_anonymous(new, huge) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: both ranges are mapped, distinct, and at least `min(old, new)` long.
+    unsafe { std::ptr::copy_nonoverlapping(start, moved, old.min(new)) };
+    unmap(start, old);
+    moved
+}
