@@ -36,6 +36,10 @@
 //! width. Its audit is a stand-in: every server gets the "no warden.lock" finding
 //! (it reads no locks). Nothing is precomputed and nothing is kept between runs.
 //!
+//! Both processes allocate as doctor's do (`mcp_warden_sandbox::OneShotAlloc`: size
+//! classes over huge-page chunks): a memory policy doctor uses is one the floor uses
+//! too, so it is no part of the ratio.
+//!
 //! With `MCP_WARDEN_RESOURCE_REPORT=1` it prints doctor's `resources:` line on stderr.
 //! Exit status: 0 with a report, 2 with one `error:` line.
 #![forbid(unsafe_code)]
@@ -47,6 +51,9 @@ mod wire;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+#[global_allocator]
+static ALLOCATOR: mcp_warden_sandbox::OneShotAlloc = mcp_warden_sandbox::OneShotAlloc::new();
 
 /// What the command line asked for.
 struct Args {
