@@ -136,6 +136,17 @@ pub enum ChildMessage {
     Ignore(Result<IgnoreList, LoadError>),
 }
 
+/// What an answer may cost the parent per byte of its encoding, for the child's check
+/// of its answer against its share without decoding it (see
+/// `mcp_warden_sandbox::Sender::send_within`): every element type a `Vec` of this
+/// module holds costs at most 32 decoded bytes per byte of its own encoding (a
+/// `JsonToken::Null`: 32 bytes for a one-byte tag; a `String`: 24 for its length
+/// byte), and this is twice that. `every_vec_element_is_counted` and
+/// `decoded_bytes_per_encoded_byte_stay_within_the_bound` keep it true.
+impl mcp_warden_sandbox::WireSlots for ChildMessage {
+    const DECODED_PER_BYTE: u64 = 64;
+}
+
 /// The `[[ignore]]` entries of a suppression file, in file order, each field as
 /// written. What the values mean (a known rule id, a valid glob, a calendar date) is
 /// decided in the parent (`crate::suppress`), so the child judges only the shape.
@@ -818,9 +829,154 @@ pub enum JsonToken {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is the test failure report
 mod tests {
     use super::values::{decode, encode};
     use super::{FieldRef, ValueAt};
+
+    /// The fewest bytes the own encoding of the smallest value of each vector element
+    /// type takes (empty strings and lists, absent options, zero numbers, the cheapest
+    /// variant), beside its size.
+    fn element_costs() -> Vec<(&'static str, usize, u64)> {
+        use super::*;
+        fn own<T: serde::Serialize + serde::de::DeserializeOwned>(value: T) -> (usize, u64) {
+            let share = mcp_warden_sandbox::MessageShare {
+                max_payload: u32::MAX,
+                max_decoded: u64::MAX,
+            };
+            let cost = mcp_warden_sandbox::message_cost(&value, &share).unwrap();
+            // The frame's own tag byte is not the value's.
+            (std::mem::size_of::<T>(), cost.payload - 1)
+        }
+        let s = String::new;
+        let entry = ServerEntry {
+            map: ServerMap::McpServers,
+            name: s(),
+            twin: None,
+            line: 0,
+            column: 0,
+            body: Err(s()),
+            values: Vec::new(),
+        };
+        let tool = LockTool {
+            name: s(),
+            description_hash: s(),
+            input_schema_hash: s(),
+            capabilities: Vec::new(),
+            inspection: None,
+            schema_skeleton: None,
+            annotations_hash: None,
+            output_schema_hash: None,
+            output_schema_skeleton: None,
+            entry_digest: s(),
+        };
+        let resource = LockResource {
+            uri: s(),
+            name: None,
+            description_hash: s(),
+            mime_type: None,
+            entry_digest: s(),
+        };
+        let prompt = LockPrompt {
+            name: s(),
+            description_hash: s(),
+            arguments_hash: s(),
+            entry_digest: s(),
+        };
+        let finding = LockFindingRecord {
+            rule_id: s(),
+            severity: s(),
+            target: s(),
+            message: s(),
+            snippet: s(),
+        };
+        let attestation = LockAttestation {
+            actor: s(),
+            role: s(),
+            method: s(),
+            created_at: s(),
+            bound_digest: s(),
+            note: None,
+            signature_bundle: None,
+        };
+        let section = Section {
+            project: None,
+            servers: Vec::new(),
+            error: None,
+            settings: Vec::new(),
+        };
+        let setting = ClientSetting {
+            line: 0,
+            column: 0,
+            value: SettingValue::EnableAllProjectServers(false),
+        };
+        let named = |name, (size, bytes)| (name, size, bytes);
+        vec![
+            named("Section", own(section)),
+            named("ServerEntry", own(entry)),
+            named("ServerExtra", own(ServerExtra::default())),
+            named("ClientSetting", own(setting)),
+            named("IgnoreEntry", own(IgnoreEntry::default())),
+            named("String", own(s())),
+            named("(String, String)", own((s(), s()))),
+            named("(String, bool)", own((s(), false))),
+            named("u8", own(0u8)),
+            named("LockTool", own(tool)),
+            named("LockResource", own(resource)),
+            named("LockPrompt", own(prompt)),
+            named("LockFindingRecord", own(finding)),
+            named("LockAttestation", own(attestation)),
+            named("JsonToken", own(JsonToken::Null)),
+        ]
+    }
+
+    #[test]
+    fn decoded_bytes_per_encoded_byte_stay_within_the_bound() {
+        use mcp_warden_sandbox::WireSlots;
+        for (name, size, bytes) in element_costs() {
+            assert!(bytes >= 1, "{name} can take no byte on the wire");
+            let per_byte = u64::try_from(size).unwrap() / bytes;
+            assert!(
+                2 * per_byte <= super::ChildMessage::DECODED_PER_BYTE,
+                "{name}: {size} decoded bytes for {bytes} encoded ({per_byte} a byte) leaves \
+                 no margin under DECODED_PER_BYTE"
+            );
+        }
+    }
+
+    #[test]
+    fn every_vec_element_is_counted() {
+        // Every vector element type of a wire type has its cost in `element_costs`
+        // (`ValueAt` and the request's `FileJob` never cross from the child).
+        const NOT_IN_ANSWERS: &[&str] = &["ValueAt", "FileJob"];
+        let counted: Vec<&str> = element_costs().into_iter().map(|(n, _, _)| n).collect();
+        let whole = include_str!("protocol.rs");
+        // The wire types: everything above the tests.
+        let source = whole.split("#[cfg(test)]").next().unwrap_or(whole);
+        let mut rest = source;
+        while let Some(at) = rest.find("Vec<") {
+            rest = &rest[at + 4..];
+            let mut depth = 1;
+            let end = rest
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '<' => depth += 1,
+                        '>' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            let element = &rest[..end];
+            assert!(
+                counted.contains(&element) || NOT_IN_ANSWERS.contains(&element),
+                "Vec<{element}> has no entry in element_costs"
+            );
+        }
+        // No map crosses the pipe: only sequence elements are counted.
+        assert!(!source.contains("HashMap<") && !source.contains("BTreeMap<"));
+    }
 
     #[test]
     fn value_positions_round_trip_and_stay_small() {

@@ -94,7 +94,7 @@ use std::time::Duration;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use alloc::OneShotAlloc;
-pub use child::Sender;
+pub use child::{Sender, WireSlots};
 pub use error::SandboxError;
 pub use frame::{decoded_bound, MessageCost, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};
 pub use policy::{evaluate, FULL_LANDLOCK_ABI};
