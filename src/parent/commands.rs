@@ -20,6 +20,7 @@ use crate::safe_write::{self, Destination};
 
 /// `mcp-warden doctor`.
 pub fn doctor(args: DoctorArgs) -> u8 {
+    resources::phase("start");
     let mut diag = Diag::stderr();
     if args.no_discover && args.configs.is_empty() {
         diag.error(
@@ -89,6 +90,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
+    resources::phase("scanned");
     // One listing of cwd instead of a stat per server: lock names live there.
     let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
         .map(|entries| {
@@ -101,6 +103,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
     render::lock_names::assign_lock_names(&mut report, &|name: &str| {
         existing.contains(std::ffi::OsStr::new(name))
     });
+    resources::phase("named");
 
     // `--pin` runs before anything is rendered, so that every output describes the
     // state after pinning (see `spawn`).
@@ -183,6 +186,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Ok(()) => {}
     }
     drop(out);
+    resources::phase("written");
     resources::report(&mut diag);
     let code = report_code;
     // The process ends here: let the kernel take the report back at once instead of

@@ -540,9 +540,12 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
             Ok(config) => add_config(file, config, &mut report, &mut ambiguous, diag),
         }
     }
+    super::resources::phase("collected");
     audit_servers(&mut report.servers, ambiguous, &readable_locks, opts.mode);
+    super::resources::phase("audited");
     // Both modes: approval posture is part of the auth audit.
     engines::approval::apply(&mut report);
+    super::resources::phase("approvals");
     if let Some(file) = ignore_file {
         apply_suppressions(
             &mut report,

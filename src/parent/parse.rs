@@ -195,6 +195,7 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
             .collect(),
     };
     let formats: Vec<FileFormat> = jobs.iter().map(|j| j.format).collect();
+    super::resources::phase("spawn");
     let fds: Vec<OwnedFd> = jobs.into_iter().map(|j| j.fd).collect();
     let limits = exchange_limits(&shares);
     let output = run_parser::<ParseRequest, ChildMessage>(&request, fds, &limits, policy)
@@ -213,6 +214,7 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
     for ((format, size), message) in formats.iter().zip(&sizes).zip(&answers) {
         check_message(*format, *size, message).map_err(ParseError::Invalid)?;
     }
+    super::resources::phase("validated");
     if let Some(why) = &output.cut_short {
         fill_unreached(&mut answers, &formats, why);
     }

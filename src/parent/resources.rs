@@ -8,6 +8,8 @@
 //! memory both held at once.
 
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use nix::sys::resource::{getrusage, UsageWho};
 
@@ -37,8 +39,26 @@ fn own_peak_kib() -> i64 {
         .unwrap_or(-1)
 }
 
+/// When the run started, and the phases it marked since ([`phase`]).
+static STARTED: OnceLock<Instant> = OnceLock::new();
+static PHASES: Mutex<Vec<(&'static str, Duration)>> = Mutex::new(Vec::new());
+
+/// Mark the end of a phase of the run (`name` is a fixed word): reported beside the
+/// memory figures as milliseconds since the first mark, so the benchmarks can say
+/// where a run's time went without a profiler.
+pub fn phase(name: &'static str) {
+    if !enabled() {
+        return;
+    }
+    let started = *STARTED.get_or_init(Instant::now);
+    if let Ok(mut phases) = PHASES.lock() {
+        phases.push((name, started.elapsed()));
+    }
+}
+
 /// Call once the parser child has been reaped.
 pub fn note_child_reaped() {
+    phase("child_reaped");
     if enabled() {
         PARENT_PEAK_AT_REAP_KIB.store(own_peak_kib(), Ordering::Relaxed);
     }
@@ -59,4 +79,13 @@ pub fn report(diag: &mut Diag) {
         own_peak_kib(),
         PARENT_PEAK_AT_REAP_KIB.load(Ordering::Relaxed)
     ));
+    if let Ok(phases) = PHASES.lock() {
+        if !phases.is_empty() {
+            let marks: Vec<String> = phases
+                .iter()
+                .map(|(name, at)| format!("{name}={:.1}", at.as_secs_f64() * 1000.0))
+                .collect();
+            diag.raw(&format!("phases_ms: {}", marks.join(" ")));
+        }
+    }
 }
