@@ -128,7 +128,14 @@ pub trait WireSlots {
 pub struct Sender {
     out: File,
     count: u64,
+    /// What the parts sent so far of the message in progress cost (payload bytes,
+    /// decoded bytes at most): charged to that message's share.
+    parts: (u64, u64),
 }
+
+/// What a part must leave of its message's share for the message that completes it
+/// (payload bytes, decoded bytes): room for an error answer at least.
+const PART_RESERVE: (u64, u64) = (16 << 10, 64 << 10);
 
 impl Sender {
     /// Sends one message as one frame.
@@ -138,13 +145,14 @@ impl Sender {
     pub fn send<M: Serialize>(&mut self, message: &M) -> Result<(), SandboxError> {
         self.write(&ChildFrame::Message(message))?;
         self.count += 1;
+        self.parts = (0, 0);
         Ok(())
     }
 
-    /// Sends one message as one frame if it fits `share`, as the parent will check it.
-    /// If it does not fit, nothing is sent and [`SandboxError::ShareExceeded`] comes
-    /// back, so the handler can send a smaller answer (an error naming the input, say)
-    /// in its place.
+    /// Sends one message as one frame if it fits `share` (less what its parts took),
+    /// as the parent will check it. If it does not fit, nothing is sent and
+    /// [`SandboxError::ShareExceeded`] comes back, so the handler can send a smaller
+    /// answer (an error naming the input, say) in its place.
     ///
     /// Whether it fits is known without decoding when the frame is small against the
     /// share: the decoded value owns at most `payload × DECODED_PER_BYTE` bytes
@@ -161,31 +169,90 @@ impl Sender {
         share: &MessageShare,
     ) -> Result<(), SandboxError> {
         let bytes = frame::encode(&ChildFrame::Message(message))?;
+        self.charge::<M>(&bytes, &self.left_of(share, (0, 0)))?;
+        self.write_bytes(&bytes)?;
+        self.count += 1;
+        self.parts = (0, 0);
+        Ok(())
+    }
+
+    /// Sends `part` ahead of the message it belongs to (the next one sent with
+    /// [`Sender::send_within`] under the same `share`), if it fits what the share has
+    /// left after the parts before it, with room to spare for that message. The parent
+    /// receives it as it arrives ([`crate::Delivery::Part`]).
+    ///
+    /// # Errors
+    /// [`SandboxError::ShareExceeded`] (nothing was sent: send the rest, or an answer
+    /// that replaces the parts, as the message); otherwise as for [`Sender::send`].
+    pub fn send_part_within<M: Serialize + DeserializeOwned + WireSlots>(
+        &mut self,
+        part: &M,
+        share: &MessageShare,
+    ) -> Result<(), SandboxError> {
+        let bytes = frame::encode(&ChildFrame::Part(part))?;
+        let cost = self.charge::<M>(&bytes, &self.left_of(share, PART_RESERVE))?;
+        self.write_bytes(&bytes)?;
+        self.parts = (
+            self.parts.0.saturating_add(cost.payload),
+            self.parts.1.saturating_add(cost.decoded),
+        );
+        Ok(())
+    }
+
+    /// What `share` has left for the next frame of the message in progress, keeping
+    /// `reserve` back.
+    fn left_of(&self, share: &MessageShare, reserve: (u64, u64)) -> MessageShare {
+        let payload = u64::from(share.max_payload)
+            .saturating_sub(self.parts.0)
+            .saturating_sub(reserve.0);
+        MessageShare {
+            max_payload: u32::try_from(payload).unwrap_or(u32::MAX),
+            max_decoded: share
+                .max_decoded
+                .saturating_sub(self.parts.1)
+                .saturating_sub(reserve.1),
+        }
+    }
+
+    /// The cost of the encoded frame `bytes` (prefix included) if it fits `left`: its
+    /// payload bytes and its decoded bytes, or their upper bound when the bound alone
+    /// shows that it fits.
+    fn charge<M: DeserializeOwned + WireSlots>(
+        &self,
+        bytes: &[u8],
+        left: &MessageShare,
+    ) -> Result<frame::MessageCost, SandboxError> {
         let payload = &bytes[frame::HEADER_LEN..];
         let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
         let most = len.saturating_mul(M::DECODED_PER_BYTE.max(1));
-        let surely_fits = len <= u64::from(share.max_payload) && most <= share.max_decoded;
-        if cfg!(debug_assertions) || !surely_fits {
-            let cost = frame::message_cost::<M>(payload, share)?;
-            // Every debug run checks the bound the release build relies on.
-            debug_assert!(
-                !surely_fits || cost.decoded <= most,
-                "a message decoded to {} bytes, above its {most}-byte bound: \
-                 WireSlots::DECODED_PER_BYTE is too small",
-                cost.decoded
-            );
-            if !share.admits(cost.payload, cost.decoded) {
-                return Err(SandboxError::ShareExceeded {
-                    payload: cost.payload,
-                    decoded: cost.decoded,
-                    max_payload: u64::from(share.max_payload),
-                    max_decoded: share.max_decoded.min(crate::decoded_bound(payload.len())),
-                });
-            }
+        let surely_fits = len <= u64::from(left.max_payload) && most <= left.max_decoded;
+        if surely_fits && !cfg!(debug_assertions) {
+            return Ok(frame::MessageCost {
+                payload: len,
+                decoded: most,
+            });
         }
-        self.write_bytes(&bytes)?;
-        self.count += 1;
-        Ok(())
+        let cost = frame::message_cost::<M>(payload, left)?;
+        // Every debug run checks the bound the release build relies on.
+        debug_assert!(
+            !surely_fits || cost.decoded <= most,
+            "a message decoded to {} bytes, above its {most}-byte bound: \
+             WireSlots::DECODED_PER_BYTE is too small",
+            cost.decoded
+        );
+        if !left.admits(cost.payload, cost.decoded) {
+            return Err(SandboxError::ShareExceeded {
+                payload: cost.payload,
+                decoded: cost.decoded,
+                max_payload: u64::from(left.max_payload),
+                max_decoded: left.max_decoded.min(crate::decoded_bound(payload.len())),
+            });
+        }
+        // The same charge as a release build makes, so both builds send alike.
+        Ok(frame::MessageCost {
+            payload: len,
+            decoded: if surely_fits { most } else { cost.decoded },
+        })
     }
 
     fn write<M: Serialize>(&mut self, frame: &ChildFrame<M>) -> Result<(), SandboxError> {
@@ -214,6 +281,7 @@ where
     let mut sender = Sender {
         out: File::from(fds.report),
         count: 0,
+        parts: (0, 0),
     };
     sender.write(&ChildFrame::<()>::Hello {
         version: PROTOCOL_VERSION,

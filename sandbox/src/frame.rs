@@ -30,7 +30,7 @@ use crate::{Confinement, SandboxError};
 
 /// Protocol version in the child's hello; bumped whenever the frame envelope or its
 /// meaning changes.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// bincode's own claim limit (it counts 8 bytes per length prefix and integer, so up
 /// to 8 times a frame's wire length, and a frame may be up to 4 GiB long); a second
@@ -71,7 +71,8 @@ fn wire_config() -> impl Config {
     config::standard().with_limit::<DECODE_LIMIT>()
 }
 
-/// Everything the child sends, in order: one `Hello`, any number of `Message`s, one `End`.
+/// Everything the child sends, in order: one `Hello`, any number of messages (each a
+/// `Message`, after any number of its `Part`s), one `End`.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum ChildFrame<M> {
     /// Sent after confinement, before the request is read.
@@ -84,6 +85,10 @@ pub(crate) enum ChildFrame<M> {
     End {
         count: u64,
     },
+    /// Part of the next message, sent ahead of it so the parent can decode and use it
+    /// while the child works on the rest. Parts and the `Message` that completes them
+    /// are one message: they share its share and count once in `End`.
+    Part(M),
 }
 
 /// Encodes `value` as one complete frame (prefix included).

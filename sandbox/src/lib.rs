@@ -259,9 +259,33 @@ pub struct ChildOutput<M> {
     pub cut_short: Option<SandboxError>,
 }
 
+/// A message, or a part of one, as the child sent it ([`Sender::send_part_within`]).
+#[derive(Debug)]
+pub enum Delivery<M> {
+    /// A part of the message of this index, ahead of the message that completes it.
+    /// Parts of a message that never comes (the child stopped early) are the only ones
+    /// a caller must discard: [`Exchanged::messages`] counts complete messages.
+    Part(M),
+    /// The message itself (after its parts, if it had any).
+    Message(M),
+}
+
+/// How an exchange whose messages went to a sink ended.
+#[derive(Debug)]
+pub struct Exchanged {
+    pub confinement: Confinement,
+    /// One line per missing layer that the policy accepted.
+    pub warnings: Vec<String>,
+    /// Complete messages delivered.
+    pub messages: usize,
+    /// As [`ChildOutput::cut_short`].
+    pub cut_short: Option<SandboxError>,
+}
+
 /// Run the parser child: re-exec this binary with [`CHILD_ARG`], hand it `files`
 /// (descriptors the parent opened without reading), send `request`, and collect its
-/// messages under `limits`. Fails closed on any misbehaviour of the child.
+/// messages under `limits`. Fails closed on any misbehaviour of the child; a message
+/// sent in parts is a protocol error here (see [`run_parser_with`]).
 ///
 /// # Errors
 /// Every way the exchange can fail has its own [`SandboxError`] variant; the child is
@@ -272,8 +296,55 @@ pub fn run_parser<Req: Serialize, Msg: DeserializeOwned>(
     limits: &Limits,
     policy: WeakSandboxPolicy,
 ) -> Result<ChildOutput<Msg>, SandboxError> {
+    let mut messages = Vec::new();
+    let exchanged = run_parser_with(request, files, limits, policy, &mut collect(&mut messages))?;
+    Ok(exchanged.with(messages))
+}
+
+/// [`run_parser`], handing each message, and each part of a message sent in parts,
+/// to `sink` as soon as it is decoded and checked (its index is the message's), so
+/// the caller can work on an answer while the child is still producing the next.
+/// The sink runs on the thread that drains the child's pipes, under the exchange's
+/// deadline; an error from it ends the exchange (the child is killed) with that
+/// error.
+///
+/// # Errors
+/// As [`run_parser`], and whatever the sink returns.
+pub fn run_parser_with<Req: Serialize, Msg: DeserializeOwned>(
+    request: &Req,
+    files: Vec<OwnedFd>,
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+    sink: &mut dyn FnMut(usize, Delivery<Msg>) -> Result<(), SandboxError>,
+) -> Result<Exchanged, SandboxError> {
     let spawned = spawn::spawn(spawn::Role::Parser, files)?;
-    supervise::exchange(spawned, request, limits, policy)
+    supervise::exchange(spawned, request, limits, policy, sink)
+}
+
+/// A sink that keeps whole messages and refuses parts.
+pub(crate) fn collect<Msg>(
+    messages: &mut Vec<Msg>,
+) -> impl FnMut(usize, Delivery<Msg>) -> Result<(), SandboxError> + '_ {
+    move |_, delivery| match delivery {
+        Delivery::Message(m) => {
+            messages.push(m);
+            Ok(())
+        }
+        Delivery::Part(_) => Err(SandboxError::Protocol(
+            "a message in parts, which this exchange does not take".into(),
+        )),
+    }
+}
+
+impl Exchanged {
+    pub(crate) fn with<Msg>(self, messages: Vec<Msg>) -> ChildOutput<Msg> {
+        ChildOutput {
+            confinement: self.confinement,
+            warnings: self.warnings,
+            messages,
+            cut_short: self.cut_short,
+        }
+    }
 }
 
 /// What `message` costs a parent that receives it (payload bytes, decoded bytes), as
@@ -298,7 +369,23 @@ pub fn decode_report_stream<Msg: DeserializeOwned>(
     limits: &Limits,
     policy: WeakSandboxPolicy,
 ) -> Result<ChildOutput<Msg>, SandboxError> {
-    supervise::decode_stream(bytes, limits, policy)
+    let mut messages = Vec::new();
+    let exchanged = supervise::decode_stream(bytes, limits, policy, &mut collect(&mut messages))?;
+    Ok(exchanged.with(messages))
+}
+
+/// [`decode_report_stream`] as [`run_parser_with`] checks a live child's report:
+/// messages and their parts go to `sink`.
+///
+/// # Errors
+/// As [`decode_report_stream`], and whatever the sink returns.
+pub fn decode_report_stream_with<Msg: DeserializeOwned>(
+    bytes: &[u8],
+    limits: &Limits,
+    policy: WeakSandboxPolicy,
+    sink: &mut dyn FnMut(usize, Delivery<Msg>) -> Result<(), SandboxError>,
+) -> Result<Exchanged, SandboxError> {
+    supervise::decode_stream(bytes, limits, policy, sink)
 }
 
 /// The child's entry point (call from `main` when `argv[1]` is [`CHILD_ARG`]): sanitize
@@ -392,5 +479,124 @@ mod tests {
         assert!(
             decode_report_stream::<String>(&trailing, &limits, WeakSandboxPolicy::Default).is_err()
         );
+    }
+
+    /// A stream of `frames` after a hello, and the deliveries a sink saw of it.
+    fn delivered(
+        frames: Vec<frame::ChildFrame<String>>,
+        limits: &Limits,
+    ) -> (Result<Exchanged, SandboxError>, Vec<(usize, bool, String)>) {
+        let mut bytes = frame::encode(&frame::ChildFrame::<String>::Hello {
+            version: PROTOCOL_VERSION,
+            confinement: full_no_uid_drop(),
+        })
+        .expect("encode");
+        for f in frames {
+            bytes.extend(frame::encode(&f).expect("encode"));
+        }
+        let mut seen = Vec::new();
+        let out = decode_report_stream_with::<String>(
+            &bytes,
+            limits,
+            WeakSandboxPolicy::Default,
+            &mut |i, d| {
+                seen.push(match d {
+                    Delivery::Part(m) => (i, true, m),
+                    Delivery::Message(m) => (i, false, m),
+                });
+                Ok(())
+            },
+        );
+        (out, seen)
+    }
+
+    #[test]
+    fn parts_reach_the_sink_in_order_and_count_as_their_message() {
+        use frame::ChildFrame::{End, Message, Part};
+        let (out, seen) = delivered(
+            vec![
+                Part("a".into()),
+                Part("b".into()),
+                Message("c".into()),
+                Message("d".into()),
+                End { count: 2 },
+            ],
+            &Limits::default(),
+        );
+        assert_eq!(out.expect("valid stream").messages, 2);
+        let expected = [(0, true, "a"), (0, true, "b"), (0, false, "c"), (1, false, "d")];
+        assert_eq!(
+            seen,
+            expected
+                .iter()
+                .map(|&(i, p, m)| (i, p, m.to_string()))
+                .collect::<Vec<_>>()
+        );
+        // Parts whose message never comes are a broken protocol, not a message.
+        let (out, _) = delivered(vec![Part("a".into()), End { count: 0 }], &Limits::default());
+        assert!(matches!(out, Err(SandboxError::Protocol(_))), "{out:?}");
+        // A live exchange that does not take parts refuses them.
+        let mut bytes = Vec::new();
+        for f in [
+            frame::ChildFrame::<String>::Hello {
+                version: PROTOCOL_VERSION,
+                confinement: full_no_uid_drop(),
+            },
+            Part("a".into()),
+            Message("b".into()),
+            End { count: 1 },
+        ] {
+            bytes.extend(frame::encode(&f).expect("encode"));
+        }
+        assert!(matches!(
+            decode_report_stream::<String>(&bytes, &Limits::default(), WeakSandboxPolicy::Default),
+            Err(SandboxError::Protocol(_))
+        ));
+    }
+
+    #[test]
+    fn parts_and_their_message_share_one_share() {
+        use frame::ChildFrame::{End, Message, Part};
+        // Each frame is 1 tag byte + 1 length byte + the text.
+        let share = MessageShare {
+            max_payload: 30,
+            max_decoded: 1 << 20,
+        };
+        let limits = Limits {
+            message_shares: vec![share],
+            ..Limits::default()
+        };
+        let ten = || "x".repeat(8);
+        // Three frames of 10 bytes fit a 30-byte share...
+        let (out, _) = delivered(
+            vec![Part(ten()), Part(ten()), Message(ten()), End { count: 1 }],
+            &limits,
+        );
+        assert_eq!(out.expect("within the share").messages, 1);
+        // ...and a fourth byte over it is the child exceeding its share, whichever
+        // frame carries it.
+        let (out, _) = delivered(
+            vec![Part(ten()), Part(ten()), Message("x".repeat(9)), End { count: 1 }],
+            &limits,
+        );
+        assert!(matches!(out, Err(SandboxError::MessageOverShare { index: 0, .. })), "{out:?}");
+        let (out, _) = delivered(
+            vec![Part(ten()), Part(ten()), Part(ten()), Message(String::new())],
+            &limits,
+        );
+        assert!(matches!(out, Err(SandboxError::MessageOverShare { index: 0, .. })), "{out:?}");
+        // Decoded bytes add up across parts too.
+        let limits = Limits {
+            message_shares: vec![MessageShare {
+                max_payload: 1 << 20,
+                max_decoded: 20,
+            }],
+            ..Limits::default()
+        };
+        let (out, _) = delivered(
+            vec![Part(ten()), Part(ten()), Message(ten()), End { count: 1 }],
+            &limits,
+        );
+        assert!(out.is_err(), "{out:?}");
     }
 }

@@ -321,12 +321,15 @@ fn exchange_probe(
     };
     let spawned = spawn::spawn(Role::Probe(name), vec![file])?;
     // AllowWeak: on a degraded kernel the probes must still run and show what happens.
-    supervise::exchange(
+    let mut messages = Vec::new();
+    let exchanged = supervise::exchange(
         spawned,
         &request,
         &probe_limits(),
         WeakSandboxPolicy::AllowWeak,
-    )
+        &mut crate::collect(&mut messages),
+    )?;
+    Ok(exchanged.with(messages))
 }
 
 fn errno_name(errno: i32) -> String {

@@ -31,7 +31,8 @@ use crate::error::sanitize_excerpt;
 use crate::frame::{self, ChildFrame, FrameReader, HEADER_LEN, PROTOCOL_VERSION};
 use crate::spawn::Spawned;
 use crate::{
-    policy, ChildOutput, Confinement, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
+    policy, Confinement, Delivery, Exchanged, Limits, MessageShare, SandboxError,
+    WeakSandboxPolicy,
 };
 
 /// Largest payload of an `End` frame (tag and a `u64` varint), allowed after any message
@@ -44,13 +45,19 @@ const STDERR_CAP: usize = 64 << 10;
 /// One read from a pipe.
 const CHUNK: usize = 64 << 10;
 
-/// Runs the whole exchange with a spawned child.
+/// Where each message (and each part of one) goes as soon as it is decoded: the
+/// index of the message it belongs to, and the message or part.
+pub(crate) type Sink<'s, Msg> = &'s mut dyn FnMut(usize, Delivery<Msg>) -> Result<(), SandboxError>;
+
+/// Runs the whole exchange with a spawned child, handing each message to `sink` as
+/// it arrives.
 pub(crate) fn exchange<Req: Serialize, Msg: DeserializeOwned>(
     spawned: Spawned,
     request: &Req,
     limits: &Limits,
     policy: WeakSandboxPolicy,
-) -> Result<ChildOutput<Msg>, SandboxError> {
+    sink: Sink<'_, Msg>,
+) -> Result<Exchanged, SandboxError> {
     let Spawned {
         child,
         request: request_fd,
@@ -74,6 +81,7 @@ pub(crate) fn exchange<Req: Serialize, Msg: DeserializeOwned>(
             bytes,
             limits,
             policy,
+            sink,
         )
     });
     match pumped {
@@ -95,31 +103,36 @@ struct Pipes {
 }
 
 /// What has arrived on the report pipe.
-struct Stream<Msg> {
+struct Stream {
     frames: FrameReader,
     hello: Option<(Confinement, Vec<String>)>,
-    messages: Vec<Msg>,
+    /// Complete messages received.
+    messages: usize,
+    /// What the parts received of the message in progress cost (payload bytes,
+    /// decoded bytes), charged to its share; `None` before its first part.
+    parts: Option<(u64, u64)>,
     total_bytes: u64,
     decoded_left: u64,
     ended: bool,
 }
 
-impl<Msg> Stream<Msg> {
+impl Stream {
     fn new(limits: &Limits) -> Self {
         Stream {
             frames: FrameReader::new(limits.max_frame_len),
             hello: None,
-            messages: Vec::new(),
+            messages: 0,
+            parts: None,
             total_bytes: 0,
             decoded_left: limits.max_decoded_bytes,
             ended: false,
         }
     }
 
-    /// The messages received before the child stopped early, and why it stopped.
-    fn cut_short(self, reason: SandboxError) -> Result<ChildOutput<Msg>, SandboxError> {
+    /// The exchange so far when the child stopped early, and why it stopped.
+    fn cut_short(self, reason: SandboxError) -> Result<Exchanged, SandboxError> {
         match self.hello {
-            Some((confinement, warnings)) if !self.ended => Ok(ChildOutput {
+            Some((confinement, warnings)) if !self.ended => Ok(Exchanged {
                 confinement,
                 warnings,
                 messages: self.messages,
@@ -130,13 +143,13 @@ impl<Msg> Stream<Msg> {
     }
 }
 
-struct Supervisor<Msg> {
+struct Supervisor {
     child: Child,
     stderr_buf: Vec<u8>,
     deadline: Instant,
     timeout: Duration,
     /// The stream when pumping stopped with an error, for `Limits::keep_partial`.
-    partial: Option<Stream<Msg>>,
+    partial: Option<Stream>,
 }
 
 fn set_nonblocking(fd: impl AsFd) -> Result<(), SandboxError> {
@@ -145,7 +158,7 @@ fn set_nonblocking(fd: impl AsFd) -> Result<(), SandboxError> {
         .map_err(|e| SandboxError::parent_io("fcntl(O_NONBLOCK)")(e.into()))
 }
 
-impl<Msg: DeserializeOwned> Supervisor<Msg> {
+impl Supervisor {
     fn remaining(&self) -> Result<Duration, SandboxError> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -159,15 +172,16 @@ impl<Msg: DeserializeOwned> Supervisor<Msg> {
 
     /// Moves bytes until both the report and the stderr pipe reached end of file. On
     /// an error, what arrived so far is left in `self.partial`.
-    fn pump(
+    fn pump<Msg: DeserializeOwned>(
         &mut self,
         pipes: Pipes,
         request: Vec<u8>,
         limits: &Limits,
         policy: WeakSandboxPolicy,
-    ) -> Result<Stream<Msg>, SandboxError> {
+        sink: Sink<'_, Msg>,
+    ) -> Result<Stream, SandboxError> {
         let mut stream = Stream::new(limits);
-        let pumped = self.pump_into(&mut stream, pipes, request, limits, policy);
+        let pumped = self.pump_into(&mut stream, pipes, request, limits, policy, sink);
         match pumped {
             Ok(()) => Ok(stream),
             Err(e) => {
@@ -177,13 +191,14 @@ impl<Msg: DeserializeOwned> Supervisor<Msg> {
         }
     }
 
-    fn pump_into(
+    fn pump_into<Msg: DeserializeOwned>(
         &mut self,
-        stream: &mut Stream<Msg>,
+        stream: &mut Stream,
         mut pipes: Pipes,
         request: Vec<u8>,
         limits: &Limits,
         policy: WeakSandboxPolicy,
+        sink: Sink<'_, Msg>,
     ) -> Result<(), SandboxError> {
         set_nonblocking(&pipes.report)?;
         set_nonblocking(&pipes.stderr)?;
@@ -249,7 +264,7 @@ impl<Msg: DeserializeOwned> Supervisor<Msg> {
                     }
                     Ok(n) => {
                         stream.frames.push(&chunk[..n]);
-                        stream.drain(limits, policy)?;
+                        stream.drain(limits, policy, &mut *sink)?;
                     }
                     Err(e) if is_retry(&e) => {}
                     Err(e) => return Err(SandboxError::parent_io("read the report pipe")(e)),
@@ -275,11 +290,7 @@ impl<Msg: DeserializeOwned> Supervisor<Msg> {
     }
 
     /// Both pipes are at end of file: reap the child and give the verdict.
-    fn conclude(
-        mut self,
-        stream: Stream<Msg>,
-        limits: &Limits,
-    ) -> Result<ChildOutput<Msg>, SandboxError> {
+    fn conclude(mut self, stream: Stream, limits: &Limits) -> Result<Exchanged, SandboxError> {
         let status = match self.wait() {
             Ok(status) => status,
             Err(e) if limits.keep_partial && e.is_exhaustion() => return stream.cut_short(e),
@@ -299,7 +310,7 @@ impl<Msg: DeserializeOwned> Supervisor<Msg> {
             None => return Err(SandboxError::Exited { code: -1, stderr }),
         }
         match (stream.hello, stream.ended) {
-            (Some((confinement, warnings)), true) => Ok(ChildOutput {
+            (Some((confinement, warnings)), true) => Ok(Exchanged {
                 confinement,
                 warnings,
                 messages: stream.messages,
@@ -344,16 +355,29 @@ fn is_retry(e: &std::io::Error) -> bool {
     matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted)
 }
 
-impl<Msg: DeserializeOwned> Stream<Msg> {
-    /// The share of the next message, if the caller gave one.
+impl Stream {
+    /// What is left of the next message's share (after its parts), if the caller gave
+    /// one.
     fn next_share(&self, limits: &Limits) -> Option<MessageShare> {
-        limits.message_shares.get(self.messages.len()).copied()
+        let share = limits.message_shares.get(self.messages).copied()?;
+        let (payload, decoded) = self.parts.unwrap_or((0, 0));
+        Some(MessageShare {
+            max_payload: u32::try_from(u64::from(share.max_payload).saturating_sub(payload))
+                .unwrap_or(0),
+            max_decoded: share.max_decoded.saturating_sub(decoded),
+        })
     }
 
     /// Accepts every complete frame buffered so far. Each frame's length prefix is
     /// checked against the limit for the frame that can come next: the hello, then
-    /// either the next message (its share) or the end marker.
-    fn drain(&mut self, limits: &Limits, policy: WeakSandboxPolicy) -> Result<(), SandboxError> {
+    /// either the next message or a part of it (what its share has left) or the end
+    /// marker.
+    fn drain<Msg: DeserializeOwned>(
+        &mut self,
+        limits: &Limits,
+        policy: WeakSandboxPolicy,
+        sink: Sink<'_, Msg>,
+    ) -> Result<(), SandboxError> {
         loop {
             let share = self.next_share(limits).filter(|_| self.hello.is_some());
             let max = match share {
@@ -366,24 +390,26 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
                 Ok(None) => return Ok(()),
                 Err(SandboxError::FrameTooLarge { len, max }) if share.is_some() => {
                     return Err(SandboxError::MessageOverShare {
-                        index: self.messages.len(),
+                        index: self.messages,
                         len,
                         max,
                     })
                 }
                 Err(e) => return Err(e),
             };
-            self.accept(&payload, share, limits, policy)?;
+            self.accept(&payload, share, limits, policy, &mut *sink)?;
         }
     }
 
-    /// Checks one complete frame against the protocol and the limits.
-    fn accept(
+    /// Checks one complete frame against the protocol and the limits, and hands a
+    /// message or part to the sink.
+    fn accept<Msg: DeserializeOwned>(
         &mut self,
         payload: &[u8],
         share: Option<MessageShare>,
         limits: &Limits,
         policy: WeakSandboxPolicy,
+        sink: Sink<'_, Msg>,
     ) -> Result<(), SandboxError> {
         let len = u64::try_from(payload.len()).unwrap_or(u64::MAX);
         self.total_bytes = self
@@ -399,9 +425,10 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
                 "a frame after the end marker".into(),
             ));
         }
-        // A message with a share is held to it: the share is sized from the file the
-        // parent opened, which an honest answer cannot outgrow. Other frames (hello,
-        // end, an exchange without shares) are held to the frame's own bound.
+        // A message with a share is held to what is left of it: the share is sized
+        // from the file the parent opened, which an honest answer cannot outgrow,
+        // whether it comes whole or in parts. Other frames (hello, end, an exchange
+        // without shares) are held to the frame's own bound.
         let max_decoded = share
             .map_or_else(|| frame::decoded_bound(payload.len()), |s| s.max_decoded)
             .min(self.decoded_left);
@@ -428,28 +455,34 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
                     "the first frame was not a hello".into(),
                 ));
             }
+            ChildFrame::Message(m) | ChildFrame::Part(m) if self.messages >= limits.max_messages => {
+                drop(m);
+                return Err(SandboxError::TooManyMessages {
+                    max: limits.max_messages,
+                });
+            }
             ChildFrame::Message(m) => {
-                if self.messages.len() >= limits.max_messages {
-                    return Err(SandboxError::TooManyMessages {
-                        max: limits.max_messages,
-                    });
-                }
-                if let Some(s) = share {
-                    // A message shorter than an end marker passed the prefix check
-                    // under the end marker's allowance; hold it to its own share.
-                    if len > u64::from(s.max_payload) {
-                        return Err(SandboxError::MessageOverShare {
-                            index: self.messages.len(),
-                            len,
-                            max: u64::from(s.max_payload),
-                        });
-                    }
-                }
+                self.check_share(len, share)?;
                 self.decoded_left = self.decoded_left.saturating_sub(spent);
-                self.messages.push(m);
+                let index = self.messages;
+                self.messages += 1;
+                self.parts = None;
+                sink(index, Delivery::Message(m))?;
+            }
+            ChildFrame::Part(m) => {
+                self.check_share(len, share)?;
+                self.decoded_left = self.decoded_left.saturating_sub(spent);
+                let (payload, decoded) = self.parts.unwrap_or((0, 0));
+                self.parts = Some((payload.saturating_add(len), decoded.saturating_add(spent)));
+                sink(self.messages, Delivery::Part(m))?;
             }
             ChildFrame::End { count } => {
-                let received = u64::try_from(self.messages.len()).unwrap_or(u64::MAX);
+                if self.parts.is_some() {
+                    return Err(SandboxError::Protocol(
+                        "parts of a message that never came".into(),
+                    ));
+                }
+                let received = u64::try_from(self.messages).unwrap_or(u64::MAX);
                 if count != received {
                     return Err(SandboxError::CountMismatch {
                         announced: count,
@@ -461,6 +494,19 @@ impl<Msg: DeserializeOwned> Stream<Msg> {
         }
         Ok(())
     }
+
+    /// A message or part shorter than an end marker passed the prefix check under the
+    /// end marker's allowance: hold it to what its share has left.
+    fn check_share(&self, len: u64, share: Option<MessageShare>) -> Result<(), SandboxError> {
+        match share {
+            Some(s) if len > u64::from(s.max_payload) => Err(SandboxError::MessageOverShare {
+                index: self.messages,
+                len,
+                max: u64::from(s.max_payload),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Decodes a complete report stream with exactly the checks the supervisor applies to
@@ -471,12 +517,13 @@ pub(crate) fn decode_stream<Msg: DeserializeOwned>(
     bytes: &[u8],
     limits: &Limits,
     policy: WeakSandboxPolicy,
-) -> Result<ChildOutput<Msg>, SandboxError> {
+    sink: Sink<'_, Msg>,
+) -> Result<Exchanged, SandboxError> {
     let mut stream = Stream::new(limits);
     // Fed in bounded chunks, as reads from the pipe would arrive.
     for chunk in bytes.chunks(CHUNK) {
         stream.frames.push(chunk);
-        stream.drain(limits, policy)?;
+        stream.drain(limits, policy, &mut *sink)?;
     }
     if stream.frames.pending() > 0 {
         return Err(SandboxError::Truncated {
@@ -484,7 +531,7 @@ pub(crate) fn decode_stream<Msg: DeserializeOwned>(
         });
     }
     match (stream.hello, stream.ended) {
-        (Some((confinement, warnings)), true) => Ok(ChildOutput {
+        (Some((confinement, warnings)), true) => Ok(Exchanged {
             confinement,
             warnings,
             messages: stream.messages,
