@@ -36,9 +36,9 @@
 //!   `mcp-warden pin` + the argv (masked positions `<REDACTED>`) + the fixed tail,
 //!   or the `--` form, which is used whenever an argv word could be read as one of
 //!   `pin`'s options; no word holds a vendor-pattern secret.
-//! * `frame`: [`decode_report_stream`] is total, and what it accepts respects the
+//! * `frame`: [`decode_report_stream_with`] is total, and what it accepts respects the
 //!   limits it was given, including the decoded-size bound: the heap the accepted
-//!   messages own (counted by hand over the wire types) is at most
+//!   messages and their parts own (counted by hand over the wire types) is at most
 //!   `8 × stream + 16 KiB per message` and the exchange's decoded total, and the
 //!   harness's peak stays within [`frame_memory_bound`].
 //! * `mcp_message`: the capture client ([`run_capture`]) over a scripted server
@@ -56,14 +56,14 @@ use crate::hash::HashSetExt;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use mcp_warden_sandbox::{decode_report_stream, Limits, WeakSandboxPolicy};
+use mcp_warden_sandbox::{decode_report_stream_with, Delivery, Limits, WeakSandboxPolicy};
 
 use crate::child::parse_file;
 use crate::digest;
 use crate::engines::secrets::has_vendor_secret;
 use crate::model::ServerSpec;
 use crate::parent::locks::{approval_problem, coverage};
-use crate::parent::validate::check_message;
+use crate::parent::validate::{check_message, check_message_after, check_part, PartTally};
 use crate::pin::capture::http::{read_sse_events, SseStop, MAX_QUEUED as SSE_MAX_QUEUED};
 use crate::pin::capture::jsonrpc::{run_capture, Transport, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::pin::capture::{CaptureError, Limits as CaptureLimits};
@@ -1441,14 +1441,30 @@ pub fn frame(data: &[u8]) {
         None => (WeakSandboxPolicy::Default, data),
     };
     let limits = frame_limits();
-    let Ok(out) = decode_report_stream::<ChildMessage>(stream, &limits, policy) else {
+    // As the parent takes a live child's report: messages and their parts, each
+    // handed over as it is decoded (`parse::parse_all_streaming`).
+    let mut delivered: Vec<(usize, bool, ChildMessage)> = Vec::new();
+    let Ok(out) =
+        decode_report_stream_with::<ChildMessage>(stream, &limits, policy, &mut |i, d| {
+            delivered.push(match d {
+                Delivery::Part(m) => (i, true, m),
+                Delivery::Message(m) => (i, false, m),
+            });
+            Ok(())
+        })
+    else {
         return;
     };
     assert!(
-        out.messages.len() <= limits.max_messages,
+        out.messages <= limits.max_messages,
         "frame: {} messages accepted over a limit of {}",
-        out.messages.len(),
+        out.messages,
         limits.max_messages
+    );
+    assert_eq!(
+        delivered.iter().filter(|(_, part, _)| !part).count(),
+        out.messages,
+        "frame: the messages delivered are the messages counted"
     );
     assert!(
         (stream.len() as u64) <= limits.max_total_bytes,
@@ -1456,28 +1472,36 @@ pub fn frame(data: &[u8]) {
         stream.len(),
         limits.max_total_bytes
     );
-    // Decoded size: what the accepted messages own is within the decoded-size bound of
-    // the bytes that carried them, and within the exchange's decoded total.
-    let owned_total: u64 = out.messages.iter().map(owned).sum();
+    // Decoded size: what the accepted messages and parts own is within the
+    // decoded-size bound of the bytes that carried them, and within the exchange's
+    // decoded total.
+    let owned_total: u64 = delivered.iter().map(|(_, _, m)| owned(m)).sum();
     let bound = mcp_warden_sandbox::decoded_bound(stream.len())
-        .saturating_add(mcp_warden_sandbox::DECODE_SLACK * out.messages.len() as u64);
+        .saturating_add(mcp_warden_sandbox::DECODE_SLACK * delivered.len() as u64);
     assert!(
         owned_total <= bound.min(limits.max_decoded_bytes),
-        "frame: {} accepted messages own {owned_total} bytes from a {}-byte stream \
-         (decoded bound {bound}, exchange total {})",
-        out.messages.len(),
+        "frame: {} accepted messages and parts own {owned_total} bytes from a {}-byte \
+         stream (decoded bound {bound}, exchange total {})",
+        delivered.len(),
         stream.len(),
         limits.max_decoded_bytes
     );
-    // The parent re-validates every accepted message: total as well.
-    for m in &out.messages {
+    // The parent re-validates every accepted message and part: total as well.
+    let mut tally = PartTally::default();
+    for (_, part, m) in &delivered {
         let format = match m {
             ChildMessage::Lock(_) => FileFormat::Lock,
             ChildMessage::LockRecord(_) => FileFormat::LockRecord,
             ChildMessage::Config(_) => FileFormat::ClaudeJson,
             ChildMessage::Ignore(_) => FileFormat::Ignore,
         };
-        let _ = check_message(format, stream.len() as u64, m);
+        let _ = if *part {
+            check_part(format, stream.len() as u64, &mut tally, m)
+        } else {
+            let checked = check_message_after(format, stream.len() as u64, &mut tally, m);
+            tally = PartTally::default();
+            checked
+        };
         if let ChildMessage::LockRecord(Ok(r)) = m {
             let _ = lock_from_record(r.clone());
         }

@@ -16,7 +16,7 @@ use mcp_warden_sandbox::MessageShare;
 use serde::{Deserialize, Serialize};
 
 /// Bump on any change to the types in this module.
-pub const PAYLOAD_VERSION: u32 = 6;
+pub const PAYLOAD_VERSION: u32 = 7;
 
 /// Bounds the parent enforces on decoded records (and the child respects).
 ///
@@ -251,9 +251,19 @@ pub enum LoadErrorKind {
 
 /// A config file: one section for a plain file; for `~/.claude.json` the top level
 /// first, then one section per `projects.<key>` that declares servers.
+///
+/// A `~/.claude.json` answer may come in parts (`mcp_warden_sandbox::Delivery::Part`),
+/// sent while the child is still parsing: each part a `ParsedConfig` of project
+/// sections in file order (`continues_parts` false), then the answer itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParsedConfig {
     pub sections: Vec<Section>,
+    /// These sections complete the parts sent ahead of them: the first (the file's top
+    /// level) goes before the parts' sections, the others after them. Without it the
+    /// sections are the whole answer and any parts sent ahead are void (the child found
+    /// a construct, a repeated `projects` key or project key, that changes sections it
+    /// had sent, and answers again in full).
+    pub continues_parts: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

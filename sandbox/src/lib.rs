@@ -481,11 +481,14 @@ mod tests {
         );
     }
 
+    /// What a sink saw: the message index, whether it was a part, the text.
+    type Seen = Vec<(usize, bool, String)>;
+
     /// A stream of `frames` after a hello, and the deliveries a sink saw of it.
     fn delivered(
         frames: Vec<frame::ChildFrame<String>>,
         limits: &Limits,
-    ) -> (Result<Exchanged, SandboxError>, Vec<(usize, bool, String)>) {
+    ) -> (Result<Exchanged, SandboxError>, Seen) {
         let mut bytes = frame::encode(&frame::ChildFrame::<String>::Hello {
             version: PROTOCOL_VERSION,
             confinement: full_no_uid_drop(),
@@ -524,7 +527,12 @@ mod tests {
             &Limits::default(),
         );
         assert_eq!(out.expect("valid stream").messages, 2);
-        let expected = [(0, true, "a"), (0, true, "b"), (0, false, "c"), (1, false, "d")];
+        let expected = [
+            (0, true, "a"),
+            (0, true, "b"),
+            (0, false, "c"),
+            (1, false, "d"),
+        ];
         assert_eq!(
             seen,
             expected
@@ -576,15 +584,31 @@ mod tests {
         // ...and a fourth byte over it is the child exceeding its share, whichever
         // frame carries it.
         let (out, _) = delivered(
-            vec![Part(ten()), Part(ten()), Message("x".repeat(9)), End { count: 1 }],
+            vec![
+                Part(ten()),
+                Part(ten()),
+                Message("x".repeat(9)),
+                End { count: 1 },
+            ],
             &limits,
         );
-        assert!(matches!(out, Err(SandboxError::MessageOverShare { index: 0, .. })), "{out:?}");
+        assert!(
+            matches!(out, Err(SandboxError::MessageOverShare { index: 0, .. })),
+            "{out:?}"
+        );
         let (out, _) = delivered(
-            vec![Part(ten()), Part(ten()), Part(ten()), Message(String::new())],
+            vec![
+                Part(ten()),
+                Part(ten()),
+                Part(ten()),
+                Message(String::new()),
+            ],
             &limits,
         );
-        assert!(matches!(out, Err(SandboxError::MessageOverShare { index: 0, .. })), "{out:?}");
+        assert!(
+            matches!(out, Err(SandboxError::MessageOverShare { index: 0, .. })),
+            "{out:?}"
+        );
         // Decoded bytes add up across parts too.
         let limits = Limits {
             message_shares: vec![MessageShare {

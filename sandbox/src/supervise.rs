@@ -31,8 +31,7 @@ use crate::error::sanitize_excerpt;
 use crate::frame::{self, ChildFrame, FrameReader, HEADER_LEN, PROTOCOL_VERSION};
 use crate::spawn::Spawned;
 use crate::{
-    policy, Confinement, Delivery, Exchanged, Limits, MessageShare, SandboxError,
-    WeakSandboxPolicy,
+    policy, Confinement, Delivery, Exchanged, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
 };
 
 /// Largest payload of an `End` frame (tag and a `u64` varint), allowed after any message
@@ -455,7 +454,9 @@ impl Stream {
                     "the first frame was not a hello".into(),
                 ));
             }
-            ChildFrame::Message(m) | ChildFrame::Part(m) if self.messages >= limits.max_messages => {
+            ChildFrame::Message(m) | ChildFrame::Part(m)
+                if self.messages >= limits.max_messages =>
+            {
                 drop(m);
                 return Err(SandboxError::TooManyMessages {
                     max: limits.max_messages,

@@ -18,8 +18,11 @@ use std::fs::File;
 use mcp_warden_sandbox::{serve_child, SandboxError, Sender};
 
 use super::{parse_file_in_child, read_capped};
+use mcp_warden_sandbox::MessageShare;
+
 use crate::protocol::{
-    ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, PAYLOAD_VERSION,
+    ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, ParsedConfig,
+    Section, PAYLOAD_VERSION,
 };
 
 /// Input bytes whose parse trees may be left to the process exit, all files together:
@@ -35,6 +38,15 @@ pub fn serve() -> ! {
             let mut left_to_exit = 0u64;
             for job in &request.jobs {
                 let (answer, left) = answer(&request, job, &mut files, &mut left_to_exit);
+                let answer = match answer {
+                    ChildMessage::Config(Ok(config))
+                        if job.format == FileFormat::ClaudeJson
+                            && config.sections.len() > SECTIONS_PER_PART + 1 =>
+                    {
+                        send_parts(sender, config, &job.share, left)?
+                    }
+                    other => other,
+                };
                 match sender.send_within(&answer, &job.share) {
                     // A file whose tree was left to the exit leaves its records too
                     // (bounded alike: they are at most its decoded share).
@@ -63,6 +75,51 @@ pub fn serve() -> ! {
             Ok(())
         },
     )
+}
+
+/// Project sections per part of a `~/.claude.json` answer sent in parts.
+const SECTIONS_PER_PART: usize = 256;
+
+/// Send the project sections of a `~/.claude.json` answer ahead of it, a part of
+/// [`SECTIONS_PER_PART`] at a time (the parent decodes, checks and collects each
+/// while the next is encoded), and return the answer that completes them: the top
+/// level and whatever did not go in a part (a part that would not fit what the share
+/// leaves stays in the answer, whose own check then decides).
+fn send_parts(
+    sender: &mut Sender,
+    mut config: ParsedConfig,
+    share: &MessageShare,
+    leave: bool,
+) -> Result<ChildMessage, SandboxError> {
+    let projects = config.sections.split_off(config.sections.len().min(1));
+    let mut projects = projects.into_iter();
+    let mut unsent = Vec::new();
+    loop {
+        let chunk: Vec<Section> = projects.by_ref().take(SECTIONS_PER_PART).collect();
+        if chunk.len() < SECTIONS_PER_PART {
+            unsent = chunk;
+            break;
+        }
+        let part = ChildMessage::Config(Ok(ParsedConfig {
+            sections: chunk,
+            continues_parts: false,
+        }));
+        match sender.send_part_within(&part, share) {
+            Ok(()) if leave => std::mem::forget(part),
+            Ok(()) => drop(part),
+            Err(SandboxError::ShareExceeded { .. }) => {
+                if let ChildMessage::Config(Ok(part)) = part {
+                    unsent = part.sections;
+                }
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    config.sections.extend(unsent);
+    config.sections.extend(projects);
+    config.continues_parts = true;
+    Ok(ChildMessage::Config(Ok(config)))
 }
 
 /// An error answer of the job's kind.

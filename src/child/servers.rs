@@ -1158,5 +1158,8 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
             settings,
         });
     }
-    Ok(ParsedConfig { sections: out })
+    Ok(ParsedConfig {
+        sections: out,
+        continues_parts: false,
+    })
 }

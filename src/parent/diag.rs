@@ -11,19 +11,51 @@ const DIAG_CAP: usize = 400;
 
 /// The stderr sink. Lines are printed as they occur, before any stdout output.
 pub struct Diag {
-    out: Box<dyn Write>,
+    out: Out,
+}
+
+enum Out {
+    Write(Box<dyn Write>),
+    /// Lines kept for later ([`Diag::held`]).
+    Held(Vec<u8>),
 }
 
 impl Diag {
     pub fn stderr() -> Diag {
-        Diag {
-            out: crate::output::diagnostics(),
-        }
+        Diag::to(crate::output::diagnostics())
     }
 
     /// A sink that writes somewhere else (tests).
     pub fn to(out: Box<dyn Write>) -> Diag {
-        Diag { out }
+        Diag {
+            out: Out::Write(out),
+        }
+    }
+
+    /// A sink that keeps its lines until [`Diag::release_into`]: for work done ahead
+    /// of its turn (a part of an answer collected while the child parses the rest),
+    /// whose lines must come out in the order the work would have printed them.
+    pub fn held() -> Diag {
+        Diag {
+            out: Out::Held(Vec::new()),
+        }
+    }
+
+    /// Print the lines a [`Diag::held`] sink kept into `into`, in order.
+    pub fn release_into(self, into: &mut Diag) {
+        if let Out::Held(lines) = self.out {
+            into.write_raw(&lines);
+        }
+    }
+
+    fn write_raw(&mut self, bytes: &[u8]) {
+        match &mut self.out {
+            // stderr failures cannot be reported anywhere; the exit code still tells.
+            Out::Write(out) => {
+                let _ = out.write_all(bytes);
+            }
+            Out::Held(lines) => lines.extend_from_slice(bytes),
+        }
     }
 
     pub fn warning(&mut self, text: &str) {
@@ -40,7 +72,7 @@ impl Diag {
     }
 
     fn line(&mut self, prefix: &str, text: &str) {
-        // stderr failures cannot be reported anywhere; the exit code still tells.
-        let _ = writeln!(self.out, "{prefix}{}", display_capped(text, DIAG_CAP));
+        let line = format!("{prefix}{}\n", display_capped(text, DIAG_CAP));
+        self.write_raw(line.as_bytes());
     }
 }

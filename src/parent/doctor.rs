@@ -433,7 +433,24 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         lock_paths.push(display);
     }
 
-    let parsed = match parse::parse_all(jobs, opts.sandbox_policy) {
+    // The parts of a large `~/.claude.json` answer are collected as they arrive,
+    // while the child parses the rest of the file: each file's into a report of its
+    // own, merged in order when its answer comes (or dropped, if the answer voids
+    // them).
+    let mut pending: Vec<Option<Collected>> = (0..config_jobs).map(|_| None).collect();
+    let parsed = parse::parse_all_streaming(jobs, opts.sandbox_policy, &mut |job, part| {
+        if let (Some(file), Some(slot)) = (files.get(job), pending.get_mut(job)) {
+            let collected = slot.get_or_insert_with(Collected::new);
+            add_sections(
+                file,
+                part.sections,
+                &mut collected.report,
+                &mut collected.ambiguous,
+                &mut collected.diag,
+            );
+        }
+    });
+    let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
             diag.error(&e.to_string());
@@ -513,7 +530,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     }
 
     let mut ambiguous = Vec::new();
-    for (file, answer) in files.iter().zip(config_answers) {
+    for ((file, answer), parts) in files.iter().zip(config_answers).zip(pending) {
         let ChildMessage::Config(result) = answer else {
             continue;
         };
@@ -537,7 +554,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     None,
                 );
             }
-            Ok(config) => add_config(file, config, &mut report, &mut ambiguous, diag),
+            Ok(config) => add_config(file, config, parts, &mut report, &mut ambiguous, diag),
         }
     }
     super::resources::phase("collected");
@@ -1073,18 +1090,83 @@ impl Ambiguity {
 
 /// Turn one parsed file into sources and servers still to audit; `ambiguous` gets
 /// one list of reasons per server added.
+/// What the parts of one answer added, ahead of the answer (see `scan`): the
+/// sources, servers and problems of their sections, their servers' ambiguities and
+/// their warnings, in order.
+struct Collected {
+    report: Report,
+    ambiguous: Vec<Vec<Ambiguity>>,
+    diag: Diag,
+}
+
+impl Collected {
+    fn new() -> Collected {
+        Collected {
+            report: Report::default(),
+            ambiguous: Vec::new(),
+            diag: Diag::held(),
+        }
+    }
+
+    /// Add what was collected to `report` as if its sections were added there now.
+    fn merge_into(self, report: &mut Report, ambiguous: &mut Vec<Vec<Ambiguity>>, diag: &mut Diag) {
+        let Collected {
+            report: part,
+            ambiguous: part_ambiguous,
+            diag: part_diag,
+        } = self;
+        let offset = report.sources.len();
+        report.sources.extend(part.sources);
+        report
+            .servers
+            .extend(part.servers.into_iter().map(|mut server| {
+                server.source += offset;
+                server
+            }));
+        report.problems.extend(part.problems);
+        report.skipped += part.skipped;
+        report.hard_errors += part.hard_errors;
+        ambiguous.extend(part_ambiguous);
+        part_diag.release_into(diag);
+    }
+}
+
+/// Add a config's answer: its sections, with the sections of the parts collected
+/// ahead of it where it completes them (after its top-level section, before the
+/// rest, as the file holds them); parts it does not complete are void.
 fn add_config(
     file: &ConfigFile,
-    config: crate::protocol::ParsedConfig,
+    mut config: crate::protocol::ParsedConfig,
+    parts: Option<Collected>,
     report: &mut Report,
     ambiguous: &mut Vec<Vec<Ambiguity>>,
     diag: &mut Diag,
 ) {
     report.files_read += 1;
+    match parts {
+        Some(parts) if config.continues_parts => {
+            let rest = config.sections.split_off(config.sections.len().min(1));
+            add_sections(file, config.sections, report, ambiguous, diag);
+            parts.merge_into(report, ambiguous, diag);
+            add_sections(file, rest, report, ambiguous, diag);
+        }
+        _ => add_sections(file, config.sections, report, ambiguous, diag),
+    }
+}
+
+/// Add sections of a config file: their sources and servers, each server read as
+/// its file's clients read it.
+fn add_sections(
+    file: &ConfigFile,
+    sections: Vec<crate::protocol::Section>,
+    report: &mut Report,
+    ambiguous: &mut Vec<Vec<Ambiguity>>,
+    diag: &mut Diag,
+) {
     report
         .servers
-        .reserve(config.sections.iter().map(|s| s.servers.len()).sum());
-    for section in config.sections {
+        .reserve(sections.iter().map(|s| s.servers.len()).sum());
+    for section in sections {
         let label = match &section.project {
             Some(key) => format!("{}#projects[{key}]", file.label),
             None => file.label.clone(),
@@ -1926,6 +2008,149 @@ mod tests {
             ScanMode::Doctor,
         );
         assert!(servers.iter().all(|s| !s.findings.is_empty()));
+    }
+
+    /// A `~/.claude.json` of many projects, some sections malformed, some servers of
+    /// a wrong shape (warnings), approval settings, the top-level map after the
+    /// projects: what a large real file may hold.
+    fn many_projects() -> String {
+        let mut projects = Vec::new();
+        for p in 0..700 {
+            let body = match p % 7 {
+                0 => r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x"]}, "b": 3}}"#.to_string(),
+                1 => r#"{"mcpServers": []}"#.to_string(),
+                2 => r#"{"enabledMcpjsonServers": ["m"], "history": [{"display": "x"}]}"#.to_string(),
+                3 => r#"{"mcpServers": {"u": {"url": "https://h.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}}}"#.to_string(),
+                4 => r#"{"history": []}"#.to_string(),
+                _ => format!(r#"{{"mcpServers": {{"s{p}": {{"command": "uvx", "args": ["s{p}"]}}}}}}"#),
+            };
+            projects.push(format!(r#""/home/u/p{p}": {body}"#));
+        }
+        format!(
+            r#"{{"numStartups": 1, "projects": {{{}}}, "mcpServers": {{"top": {{"command": "node"}}}}}}"#,
+            projects.join(", ")
+        )
+    }
+
+    /// A diagnostics sink a test reads back.
+    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The report, ambiguities and warnings of one answer added in one go, or with
+    /// its project sections collected ahead of it in parts of `per_part` sections.
+    fn added(
+        config: &crate::protocol::ParsedConfig,
+        per_part: Option<usize>,
+    ) -> (Report, Vec<Vec<Ambiguity>>, String) {
+        let file = ConfigFile {
+            client: "Claude Code".into(),
+            label: "~/.claude.json".into(),
+            path: PathBuf::from("/home/u/.claude.json"),
+            format: FileFormat::ClaudeJson,
+            scope: Scope::User,
+            readers: file_readers(&[], Path::new("/home/u"), None),
+            client_id: None,
+            layer: Layer::User,
+            project_dir: None,
+        };
+        let warnings = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut diag = Diag::to(Box::new(Shared(warnings.clone())));
+        let mut report = Report::default();
+        let mut ambiguous = Vec::new();
+        let mut config = config.clone();
+        let parts = per_part.map(|n| {
+            let mut collected = Collected::new();
+            let projects = config.sections.split_off(1);
+            for part in projects.chunks(n) {
+                add_sections(
+                    &file,
+                    part.to_vec(),
+                    &mut collected.report,
+                    &mut collected.ambiguous,
+                    &mut collected.diag,
+                );
+            }
+            config.continues_parts = true;
+            collected
+        });
+        add_config(&file, config, parts, &mut report, &mut ambiguous, &mut diag);
+        let text = String::from_utf8(warnings.borrow().clone()).expect("UTF-8");
+        (report, ambiguous, text)
+    }
+
+    #[test]
+    fn an_answer_collected_in_parts_is_the_answer_collected_whole() {
+        let text = many_projects();
+        let message = crate::child::parse_file(FileFormat::ClaudeJson, text.as_bytes());
+        let ChildMessage::Config(Ok(config)) = message else {
+            panic!("not read: {message:?}");
+        };
+        let whole = added(&config, None);
+        assert!(whole.0.servers.len() > 400 && !whole.0.problems.is_empty() && !whole.2.is_empty());
+        assert!(whole.0.sources.iter().any(|s| !s.settings.is_empty()));
+        for per_part in [1, 7, 256, 10_000] {
+            let streamed = added(&config, Some(per_part));
+            assert!(streamed == whole, "parts of {per_part} sections");
+        }
+    }
+
+    #[test]
+    fn parts_an_answer_does_not_complete_are_void() {
+        let text = many_projects();
+        let ChildMessage::Config(Ok(config)) =
+            crate::child::parse_file(FileFormat::ClaudeJson, text.as_bytes())
+        else {
+            panic!("not read");
+        };
+        let whole = added(&config, None);
+        // Parts collected, then a whole answer (a repeated project key found late):
+        // only the answer counts.
+        let mut with_void_parts = config.clone();
+        with_void_parts.continues_parts = false;
+        let file_parts = {
+            let mut c = Collected::new();
+            c.report.servers.push(unaudited(0));
+            c.diag.warning("never printed");
+            c
+        };
+        let file = ConfigFile {
+            client: "Claude Code".into(),
+            label: "~/.claude.json".into(),
+            path: PathBuf::from("/home/u/.claude.json"),
+            format: FileFormat::ClaudeJson,
+            scope: Scope::User,
+            readers: file_readers(&[], Path::new("/home/u"), None),
+            client_id: None,
+            layer: Layer::User,
+            project_dir: None,
+        };
+        let mut report = Report::default();
+        let mut ambiguous = Vec::new();
+        let printed = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut diag = Diag::to(Box::new(Shared(printed.clone())));
+        add_config(
+            &file,
+            with_void_parts,
+            Some(file_parts),
+            &mut report,
+            &mut ambiguous,
+            &mut diag,
+        );
+        assert!(report == whole.0, "only the whole answer is collected");
+        assert!(ambiguous == whole.1);
+        assert_eq!(
+            String::from_utf8(printed.borrow().clone()).expect("UTF-8"),
+            whole.2
+        );
     }
 
     #[test]

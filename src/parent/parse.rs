@@ -22,13 +22,13 @@
 use std::os::fd::OwnedFd;
 
 use mcp_warden_sandbox::{
-    run_parser, Confinement, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
+    run_parser_with, Confinement, Delivery, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
 };
 
-use super::validate::{check_message, InvalidRecord};
+use super::validate::{check_message_after, check_part, InvalidRecord, PartTally};
 use crate::protocol::{
     bounds, ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest,
-    PAYLOAD_VERSION,
+    ParsedConfig, PAYLOAD_VERSION,
 };
 
 /// A file ready for the child.
@@ -162,8 +162,46 @@ fn measured_size(fd: &OwnedFd, cap: u64) -> Option<u64> {
     }
 }
 
-/// Hand every job to one confined child and collect its checked answers.
+/// Parse every job in one confined child, answers validated, one per job in job
+/// order. A `~/.claude.json` answer sent in parts comes back assembled.
+///
+/// # Errors
+/// The sandbox failed, or the child sent something no honest child sends.
 pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, ParseError> {
+    let mut parts: Vec<(usize, ParsedConfig)> = Vec::new();
+    let mut parsed = parse_all_streaming(jobs, policy, &mut |job, part| parts.push((job, part)))?;
+    let mut parts = parts.into_iter().peekable();
+    for (job, answer) in parsed.answers.iter_mut().enumerate() {
+        let mut ahead = Vec::new();
+        while let Some((_, part)) = parts.next_if(|(j, _)| *j == job) {
+            ahead.extend(part.sections);
+        }
+        if let ChildMessage::Config(Ok(config)) = answer {
+            if config.continues_parts {
+                let rest = config.sections.split_off(config.sections.len().min(1));
+                config.sections.extend(ahead);
+                config.sections.extend(rest);
+                config.continues_parts = false;
+            }
+        }
+    }
+    Ok(parsed)
+}
+
+/// [`parse_all`], handing each part of an answer sent in parts to `on_part` as soon
+/// as it arrives and is validated (the job's index and the part's sections), while
+/// the child goes on parsing: the parent works on a large `~/.claude.json` while the
+/// child is still reading it. The answer that completes the parts comes back as the
+/// child sent it ([`ParsedConfig::continues_parts`]); a job whose answer is an error,
+/// or a whole answer, voids its parts.
+///
+/// # Errors
+/// As [`parse_all`].
+pub fn parse_all_streaming(
+    jobs: Vec<Job>,
+    policy: WeakSandboxPolicy,
+    on_part: &mut dyn FnMut(usize, ParsedConfig),
+) -> Result<Parsed, ParseError> {
     if jobs.len() > bounds::MAX_FILES {
         return Err(ParseError::TooManyFiles(jobs.len()));
     }
@@ -198,10 +236,40 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
     super::resources::phase("spawn");
     let fds: Vec<OwnedFd> = jobs.into_iter().map(|j| j.fd).collect();
     let limits = exchange_limits(&shares);
-    let output = run_parser::<ParseRequest, ChildMessage>(&request, fds, &limits, policy)
-        .map_err(ParseError::Sandbox)?;
+    // Every answer, and every part of one, is validated as it arrives; the first
+    // invalid record ends the exchange (the child is killed) and the scan.
+    let mut answers: Vec<ChildMessage> = Vec::with_capacity(formats.len());
+    let mut tallies = vec![PartTally::default(); formats.len()];
+    let mut invalid: Option<InvalidRecord> = None;
+    let mut sink = |job: usize, delivery: Delivery<ChildMessage>| -> Result<(), SandboxError> {
+        let (Some(format), Some(size), Some(tally)) =
+            (formats.get(job), sizes.get(job), tallies.get_mut(job))
+        else {
+            // More answers than jobs: the sandbox's message count refuses it first.
+            return Err(SandboxError::Protocol("an answer to no job".into()));
+        };
+        let checked = match delivery {
+            Delivery::Part(part) => check_part(*format, *size, tally, &part).map(|()| {
+                if let ChildMessage::Config(Ok(config)) = part {
+                    on_part(job, config);
+                }
+            }),
+            Delivery::Message(message) => {
+                check_message_after(*format, *size, tally, &message).map(|()| answers.push(message))
+            }
+        };
+        checked.map_err(|e| {
+            invalid = Some(e);
+            SandboxError::Protocol("an invalid record".into())
+        })
+    };
+    let output =
+        run_parser_with::<ParseRequest, ChildMessage>(&request, fds, &limits, policy, &mut sink);
+    if let Some(e) = invalid {
+        return Err(ParseError::Invalid(e));
+    }
+    let output = output.map_err(ParseError::Sandbox)?;
     super::resources::note_child_reaped();
-    let mut answers = output.messages;
     if answers.len() > formats.len()
         || (answers.len() < formats.len() && output.cut_short.is_none())
     {
@@ -210,9 +278,6 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
             answers.len(),
             formats.len()
         ))));
-    }
-    for ((format, size), message) in formats.iter().zip(&sizes).zip(&answers) {
-        check_message(*format, *size, message).map_err(ParseError::Invalid)?;
     }
     super::resources::phase("validated");
     if let Some(why) = &output.cut_short {
@@ -543,7 +608,7 @@ mod tests {
         assert_eq!(answers[0], first, "an answer received is kept");
         for (format, answer) in formats.iter().zip(&answers).skip(1) {
             assert!(
-                check_message(*format, 1 << 20, answer).is_err(),
+                crate::parent::validate::check_message(*format, 1 << 20, answer).is_err(),
                 "the child may not send these"
             );
             let e = match answer {

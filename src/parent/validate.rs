@@ -66,6 +66,41 @@ fn check_error(e: &LoadError) -> Result<(), InvalidRecord> {
     check_str("an error message", &e.message)
 }
 
+/// What the parts of one config answer held so far: its counts are the answer's.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartTally {
+    sections: usize,
+    servers: usize,
+    parts: usize,
+}
+
+/// Check one part of a config answer sent ahead of it (see
+/// [`ParsedConfig::continues_parts`]): only a `~/.claude.json` answer comes in parts,
+/// a part holds project sections only, and the parts together stay within what the
+/// file can hold (`tally` carries the counts from part to part).
+pub fn check_part(
+    format: FileFormat,
+    size: u64,
+    tally: &mut PartTally,
+    message: &ChildMessage,
+) -> Result<(), InvalidRecord> {
+    let ChildMessage::Config(Ok(part)) = message else {
+        return Err(InvalidRecord("a part that is not config sections".into()));
+    };
+    if format != FileFormat::ClaudeJson {
+        return Err(InvalidRecord(format!(
+            "an answer in parts to a {format:?} file"
+        )));
+    }
+    if part.continues_parts || part.sections.iter().any(|s| s.project.is_none()) {
+        return Err(InvalidRecord(
+            "a part with more than project sections".into(),
+        ));
+    }
+    tally.parts += 1;
+    check_sections(format, Room::of(format, size), &part.sections, tally)
+}
+
 /// Check one answer against the job it answers: a `format` file the parent measured
 /// at `size` bytes (within its size cap).
 pub fn check_message(
@@ -73,7 +108,28 @@ pub fn check_message(
     size: u64,
     message: &ChildMessage,
 ) -> Result<(), InvalidRecord> {
+    check_message_after(format, size, &mut PartTally::default(), message)
+}
+
+/// [`check_message`] for an answer that may complete parts sent ahead of it, whose
+/// counts are in `tally`.
+pub fn check_message_after(
+    format: FileFormat,
+    size: u64,
+    tally: &mut PartTally,
+    message: &ChildMessage,
+) -> Result<(), InvalidRecord> {
     let room = Room::of(format, size);
+    if let ChildMessage::Config(Ok(config)) = message {
+        if !config.continues_parts {
+            // The whole answer: parts sent ahead of it, if any, are void.
+            *tally = PartTally::default();
+        } else if format != FileFormat::ClaudeJson {
+            return Err(InvalidRecord(format!(
+                "an answer completing parts to a {format:?} file"
+            )));
+        }
+    }
     match (format, message) {
         (FileFormat::Lock, ChildMessage::Lock(result)) => match result {
             Ok(lock) => check_lock(room, lock),
@@ -97,7 +153,7 @@ pub fn check_message(
             Err(InvalidRecord("a lock answer to a config job".into()))
         }
         (format, ChildMessage::Config(result)) => match result {
-            Ok(config) => check_config(format, room, config),
+            Ok(config) => check_config(format, room, config, tally),
             Err(e) => check_error(e),
         },
     }
@@ -142,10 +198,22 @@ fn check_config(
     format: FileFormat,
     room: Room,
     config: &ParsedConfig,
+    tally: &mut PartTally,
 ) -> Result<(), InvalidRecord> {
-    room.check("a config's section list", config.sections.len())?;
-    let mut servers = 0usize;
-    for (i, section) in config.sections.iter().enumerate() {
+    check_sections(format, room, &config.sections, tally)
+}
+
+/// Sections of a config answer, or of one of its parts, after those `tally` counted
+/// (whose sections were all project sections).
+fn check_sections(
+    format: FileFormat,
+    room: Room,
+    sections: &[crate::protocol::Section],
+    tally: &mut PartTally,
+) -> Result<(), InvalidRecord> {
+    tally.sections = tally.sections.saturating_add(sections.len());
+    room.check("a config's section list", tally.sections)?;
+    for (i, section) in sections.iter().enumerate() {
         match (&section.project, format) {
             (Some(_), f) if f != FileFormat::ClaudeJson => {
                 return Err(InvalidRecord(
@@ -161,8 +229,8 @@ fn check_config(
         if let Some(e) = &section.error {
             check_error(e)?;
         }
-        servers = servers.saturating_add(section.servers.len());
-        room.check("a config's server list", servers)?;
+        tally.servers = tally.servers.saturating_add(section.servers.len());
+        room.check("a config's server list", tally.servers)?;
         room.check("a section's settings", section.settings.len())?;
         for setting in &section.settings {
             check_setting(format, room, setting)?;
@@ -494,6 +562,7 @@ mod tests {
                 error: None,
                 settings: Vec::new(),
             }],
+            continues_parts: false,
         }))
     }
 
@@ -605,6 +674,7 @@ mod tests {
                     value,
                 }],
             }],
+            continues_parts: false,
         }))
     }
 
@@ -768,9 +838,150 @@ mod tests {
                 error: None,
                 settings: Vec::new(),
             }],
+            continues_parts: false,
         }));
         assert!(check_message(FileFormat::Json, SIZE, &msg).is_err());
         assert!(check_message(FileFormat::ClaudeJson, SIZE, &msg).is_ok());
+    }
+
+    /// A part of project sections, or the answer completing parts.
+    fn projects(n: usize, servers_each: usize, top: bool, continues_parts: bool) -> ChildMessage {
+        let mut sections: Vec<Section> = (0..n)
+            .map(|i| Section {
+                project: Some(format!("/p/{i}")),
+                servers: vec![entry(); servers_each],
+                error: None,
+                settings: Vec::new(),
+            })
+            .collect();
+        if top {
+            sections.insert(
+                0,
+                Section {
+                    project: None,
+                    servers: Vec::new(),
+                    error: None,
+                    settings: Vec::new(),
+                },
+            );
+        }
+        ChildMessage::Config(Ok(ParsedConfig {
+            sections,
+            continues_parts,
+        }))
+    }
+
+    /// Only a `~/.claude.json` answer comes in parts, a part holds project sections
+    /// only, and the parts and the answer completing them are counted as one answer.
+    #[test]
+    fn parts_are_project_sections_of_claude_json_counted_with_their_answer() {
+        let size = 100;
+        let room = most_items(FileFormat::ClaudeJson, size);
+        let mut tally = PartTally::default();
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut tally,
+            &projects(10, 2, false, false)
+        )
+        .is_ok());
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut tally,
+            &projects(10, 2, false, false)
+        )
+        .is_ok());
+        // 40 servers so far: the answer may bring 11 more, not 12.
+        let mut t = tally;
+        assert!(check_message_after(
+            FileFormat::ClaudeJson,
+            size,
+            &mut t,
+            &projects(11, 1, true, true)
+        )
+        .is_ok());
+        let mut t = tally;
+        assert!(check_message_after(
+            FileFormat::ClaudeJson,
+            size,
+            &mut t,
+            &projects(12, 1, true, true)
+        )
+        .is_err());
+        // A whole answer voids the parts and is counted alone.
+        let mut t = tally;
+        assert!(check_message_after(
+            FileFormat::ClaudeJson,
+            size,
+            &mut t,
+            &projects(room - 1, 0, true, false)
+        )
+        .is_ok());
+        // Sections are counted over the parts too.
+        let mut t = PartTally::default();
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut t,
+            &projects(room, 0, false, false)
+        )
+        .is_ok());
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut t,
+            &projects(1, 0, false, false)
+        )
+        .is_err());
+        // Parts of another file, a top level in a part, a part marked as completing
+        // parts, or parts that are not config sections: a child no honest child is.
+        for format in [
+            FileFormat::Json,
+            FileFormat::McpJson,
+            FileFormat::VsCodeSettings,
+        ] {
+            assert!(check_part(
+                format,
+                size,
+                &mut PartTally::default(),
+                &projects(1, 0, false, false)
+            )
+            .is_err());
+            assert!(check_message_after(
+                format,
+                size,
+                &mut PartTally::default(),
+                &projects(0, 0, true, true)
+            )
+            .is_err());
+        }
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut PartTally::default(),
+            &projects(1, 0, true, false)
+        )
+        .is_err());
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut PartTally::default(),
+            &projects(1, 0, false, true)
+        )
+        .is_err());
+        let error = ChildMessage::Config(Err(LoadError {
+            kind: LoadErrorKind::Syntax,
+            message: "x".into(),
+            construct: None,
+        }));
+        assert!(check_part(
+            FileFormat::ClaudeJson,
+            size,
+            &mut PartTally::default(),
+            &error
+        )
+        .is_err());
     }
 
     /// Counts follow from the size of the file handed over: as many items as its
@@ -788,6 +999,7 @@ mod tests {
                     error: None,
                     settings: Vec::new(),
                 }],
+                continues_parts: false,
             }))
         };
         assert!(check_message(FileFormat::Json, size, &servers(room)).is_ok());
@@ -814,7 +1026,10 @@ mod tests {
                 error: None,
                 settings: Vec::new(),
             }));
-            ChildMessage::Config(Ok(ParsedConfig { sections }))
+            ChildMessage::Config(Ok(ParsedConfig {
+                sections,
+                continues_parts: false,
+            }))
         };
         assert!(check_message(FileFormat::ClaudeJson, size, &sections(room, 0)).is_ok());
         assert!(check_message(FileFormat::ClaudeJson, size, &sections(room + 1, 0)).is_err());

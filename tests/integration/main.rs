@@ -35,6 +35,7 @@ mod roundtrip;
 mod rules;
 mod sandbox;
 mod static_binary;
+mod streamed;
 mod suppress;
 mod text_layout;
 mod writes;

@@ -28,7 +28,7 @@ fn report_of(format: FileFormat, readers: &'static [Reader], text: &str) -> Repo
     let mut report = Report::default();
     let mut ambiguous = Vec::new();
     let mut diag = Diag::to(Box::new(std::io::sink()));
-    add_config(&file, config, &mut report, &mut ambiguous, &mut diag);
+    add_config(&file, config, None, &mut report, &mut ambiguous, &mut diag);
     audit_servers(&mut report.servers, ambiguous, &[], ScanMode::Doctor);
     engines::approval::apply(&mut report);
     report
