@@ -198,6 +198,11 @@ pub fn json(data: &[u8]) {
     let _ = config_props(FileFormat::DesktopExtension, data);
     let plain = config_props(FileFormat::Json, data);
     let claude = config_props(FileFormat::ClaudeJson, data);
+    assert_eq!(
+        parse_file(FileFormat::ClaudeJson, data),
+        crate::child::claude_json_by_tree(data),
+        "claude.json: the streamed reader answers differently from the tree reader"
+    );
     let workspace = config_props(FileFormat::McpJson, data);
     if let (Ok(plain), Ok(workspace)) = (&plain, &workspace) {
         // The flat reading only adds entries, after the maps' own.

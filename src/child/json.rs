@@ -26,6 +26,12 @@
 //! any thread stack. Comments are skipped with one forward search each, so an
 //! unterminated `/*` or string ends the parse at once: the whole pass is linear.
 //!
+//! A caller may also take parts as they end instead of a tree ([`parse_into`] and a
+//! [`Sink`]): the `~/.claude.json` reader (`claude.rs`) takes each server entry
+//! whole and turns it into its record while the next is parsed, so the largest file
+//! is never held as a tree. What is accepted, and every error, is the same either
+//! way: only what is kept differs.
+//!
 //! # The two dialects
 //!
 //! * Strict: RFC 8259 exactly. No comments, no trailing commas, no `NaN`, no raw
@@ -106,6 +112,39 @@ pub(crate) enum Select {
     },
     /// Validate only.
     Skip,
+    /// `~/.claude.json`, read by [`parse_into`] without a tree: its top level. The
+    /// members of an object in this mode and the three below are handed to the
+    /// caller's [`Sink`] as each one ends, instead of being kept; the object itself
+    /// is left empty. Its `mcpServers` and `servers` are [`Select::Entries`], its
+    /// `projects` [`Select::ClaudeProjects`], the rest skipped (as
+    /// [`Select::Config`] reads it).
+    ClaudeTop,
+    /// `~/.claude.json` `projects`: every member is a [`Select::ClaudeProject`].
+    ClaudeProjects,
+    /// One project: its server maps are [`Select::Entries`], its approval settings
+    /// built whole, the rest skipped (as [`Select::Project`] reads it).
+    ClaudeProject,
+    /// A server map: every member (one entry) is built whole and handed over alone,
+    /// so no more than one entry's tree exists at a time. `project` says whether the
+    /// map is a project's, `map` which key holds it.
+    Entries { project: bool, map: MapKey },
+}
+
+/// Which key holds a server map ([`Select::Entries`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MapKey {
+    McpServers,
+    Servers,
+}
+
+impl MapKey {
+    pub(crate) fn of(key: &str) -> Option<MapKey> {
+        match key {
+            "mcpServers" => Some(MapKey::McpServers),
+            "servers" => Some(MapKey::Servers),
+            _ => None,
+        }
+    }
 }
 
 /// The settings of a `~/.claude.json` project that decide which servers start
@@ -132,7 +171,33 @@ impl Select {
             Select::Config { .. } | Select::Project => Select::Skip,
             Select::Settings { paths, dotted } => Select::step(paths, "", key, dotted),
             Select::Under { paths, consumed } => Select::step(paths, consumed, key, false),
+            Select::ClaudeTop => match MapKey::of(key) {
+                Some(map) => Select::Entries {
+                    project: false,
+                    map,
+                },
+                None if key == "projects" => Select::ClaudeProjects,
+                None => Select::Skip,
+            },
+            Select::ClaudeProjects => Select::ClaudeProject,
+            Select::ClaudeProject => match MapKey::of(key) {
+                Some(map) => Select::Entries { project: true, map },
+                None if CLAUDE_PROJECT_SETTINGS.contains(&key) => Select::All,
+                None => Select::Skip,
+            },
+            Select::Entries { .. } => Select::All,
         }
+    }
+
+    /// Whether an object in this mode hands its members to the [`Sink`].
+    fn emits(self) -> bool {
+        matches!(
+            self,
+            Select::ClaudeTop
+                | Select::ClaudeProjects
+                | Select::ClaudeProject
+                | Select::Entries { .. }
+        )
     }
 
     /// The mode of the member `key` of an object reached along `consumed`: the
@@ -171,8 +236,13 @@ impl Select {
     }
 
     /// The mode of an array item: arrays only matter inside a server map.
+    ///
+    /// A server map's key holding an array is built as [`Select::Config`] builds
+    /// it (whole, so that an object in it keeps its repeated keys instead of
+    /// refusing them as a skipped object would): the two readers of
+    /// `~/.claude.json` accept and refuse the same files.
     fn item(self) -> Select {
-        if self == Select::All {
+        if matches!(self, Select::All | Select::Entries { .. }) {
             Select::All
         } else {
             Select::Skip
@@ -319,6 +389,46 @@ pub(crate) struct SyntaxError {
 
 /// Parse `text` from byte `start` (past a BOM the caller chose to skip).
 pub(crate) fn parse(text: &str, start: usize, opts: Options) -> Result<Value<'_>, SyntaxError> {
+    parse_into(text, start, opts, &mut NoSink)
+}
+
+/// What receives the members of the objects whose mode [emits](Select::emits):
+/// each member once it ends, in file order, with its key (and where the key
+/// starts), its value (built as its mode builds it: whole for an entry or a
+/// setting, an empty container for a map or project whose own members were handed
+/// over before, and the scalar itself otherwise), where the value starts, and
+/// where it ends (the byte after it).
+pub(crate) trait Sink<'a> {
+    fn member(&mut self, member: Emitted<'a>);
+}
+
+/// One member handed to a [`Sink`]; `mode` is the mode of the object it belongs to.
+pub(crate) struct Emitted<'a> {
+    pub mode: Select,
+    pub key: Cow<'a, str>,
+    pub offset: usize,
+    pub value: Value<'a>,
+    pub value_offset: usize,
+    pub value_end: usize,
+}
+
+/// The sink of a parse whose modes never emit.
+struct NoSink;
+
+impl<'a> Sink<'a> for NoSink {
+    fn member(&mut self, _: Emitted<'a>) {}
+}
+
+/// [`parse`], with the members of every object in an emitting mode (set by
+/// `opts.select`) handed to `sink` instead of being built into the result. Exactly
+/// the same text is accepted, with exactly the same errors: only what is kept
+/// differs.
+pub(crate) fn parse_into<'a, S: Sink<'a>>(
+    text: &'a str,
+    start: usize,
+    opts: Options,
+    sink: &mut S,
+) -> Result<Value<'a>, SyntaxError> {
     Parser {
         text,
         bytes: text.as_bytes(),
@@ -328,7 +438,7 @@ pub(crate) fn parse(text: &str, start: usize, opts: Options) -> Result<Value<'_>
         scratch: String::new(),
         skip_frames: Vec::new(),
     }
-    .run()
+    .run(sink)
 }
 
 const LOOKS_LIKE_JSONC: &str = "(the file looks like JSONC)";
@@ -375,7 +485,7 @@ struct SkipFrame {
 }
 
 impl<'a> Parser<'a> {
-    fn run(mut self) -> Result<Value<'a>, SyntaxError> {
+    fn run<S: Sink<'a>>(mut self, sink: &mut S) -> Result<Value<'a>, SyntaxError> {
         let mut stack: Vec<Frame<'a>> = Vec::new();
         'value: loop {
             self.skip_trivia()?;
@@ -498,7 +608,16 @@ impl<'a> Parser<'a> {
                         mode,
                         keys_start,
                     } => {
-                        if *mode != Select::Skip {
+                        if mode.emits() {
+                            sink.member(Emitted {
+                                mode: *mode,
+                                key: std::mem::take(key),
+                                offset: *key_offset,
+                                value,
+                                value_offset: value_start,
+                                value_end: self.pos,
+                            });
+                        } else if *mode != Select::Skip {
                             members.push(Member {
                                 key: std::mem::take(key),
                                 offset: *key_offset,

@@ -20,11 +20,7 @@ pub(crate) fn line_cols(text: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
     let mut out = vec![(1u32, 1u32); offsets.len()];
 
     let bytes = text.as_bytes();
-    let mut at = Cursor {
-        line: 1,
-        col: 1,
-        i: if text.starts_with('\u{FEFF}') { 3 } else { 0 },
-    };
+    let mut at = Cursor::start(text);
     for idx in order {
         let target = offsets.get(idx).copied().unwrap_or(0).min(bytes.len());
         at.advance(bytes, target);
@@ -35,6 +31,35 @@ pub(crate) fn line_cols(text: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
     out
 }
 
+/// Positions of offsets given in ascending order, each resolved from the one
+/// before: a reader that meets its offsets in file order resolves all of them in
+/// one pass over the text, without collecting and sorting them first. An offset
+/// behind the last one (a reader never asks for one) is resolved from the start.
+pub(crate) struct Lines<'t> {
+    text: &'t str,
+    at: Cursor,
+}
+
+impl<'t> Lines<'t> {
+    pub(crate) fn new(text: &'t str) -> Self {
+        Lines {
+            text,
+            at: Cursor::start(text),
+        }
+    }
+
+    /// The position of `offset` ([`line_col`]'s answer).
+    pub(crate) fn at(&mut self, offset: usize) -> (u32, u32) {
+        let bytes = self.text.as_bytes();
+        let target = offset.min(bytes.len());
+        if target < self.at.i {
+            return line_col(self.text, offset);
+        }
+        self.at.advance(bytes, target);
+        (self.at.line, self.at.col)
+    }
+}
+
 /// A position in the text: byte `i` is at (`line`, `col`).
 struct Cursor {
     line: u32,
@@ -43,6 +68,15 @@ struct Cursor {
 }
 
 impl Cursor {
+    /// The start of the text: past a byte order mark, which is not a column.
+    fn start(text: &str) -> Self {
+        Cursor {
+            line: 1,
+            col: 1,
+            i: if text.starts_with('\u{FEFF}') { 3 } else { 0 },
+        }
+    }
+
     /// Move to byte `target` (no-op when it is behind). Line breaks are found with
     /// `memchr` and columns counted only after the last one, so an 8 MiB file is
     /// resolved at memory speed rather than one branchy step per byte.

@@ -709,7 +709,7 @@ impl PendingSection {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         matches!(&self.servers, Ok(found) if found.is_empty())
             && self.settings.is_empty()
             && self.settings_problems.is_empty()
@@ -746,8 +746,18 @@ pub(crate) fn checked_name(
     offset: usize,
     what: &str,
 ) -> Result<String, LoadError> {
+    checked_name_at(name, || line_col(text, offset), what)
+}
+
+/// [`checked_name`] with the name's position from `at`, asked only when the name
+/// is refused.
+pub(crate) fn checked_name_at(
+    name: &str,
+    at: impl FnOnce() -> (u32, u32),
+    what: &str,
+) -> Result<String, LoadError> {
     if name.len() > MAX_STRING_BYTES {
-        let (line, col) = line_col(text, offset);
+        let (line, col) = at();
         return Err(shape(format!(
             "{what} at line {line} column {col} is longer than {MAX_STRING_BYTES} bytes"
         )));
@@ -823,27 +833,52 @@ pub(crate) fn entries_of(
     Ok(())
 }
 
+/// What the union rules read and mark of an entry, before or after its positions
+/// are resolved: the tree reader's [`Found`] and the streamed `~/.claude.json`
+/// reader's finished [`ServerEntry`] go through the same rules (`claude.rs`).
+pub(crate) trait Declared {
+    fn name(&self) -> &str;
+    fn twin_mut(&mut self) -> &mut Option<Twin>;
+}
+
+impl Declared for Found {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn twin_mut(&mut self) -> &mut Option<Twin> {
+        &mut self.twin
+    }
+}
+
+impl Declared for ServerEntry {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn twin_mut(&mut self) -> &mut Option<Twin> {
+        &mut self.twin
+    }
+}
+
 /// Mark entries of an earlier copy of a repeated key (clients read the last).
-fn flag_earlier_copy(found: &mut [Found]) {
+pub(crate) fn flag_earlier_copy<T: Declared>(found: &mut [T]) {
     for f in found {
-        f.twin.get_or_insert(Twin::EarlierCopy);
+        f.twin_mut().get_or_insert(Twin::EarlierCopy);
     }
 }
 
 /// Mark every copy of a name that occurs more than once.
-pub(crate) fn flag_repeated_names(found: &mut [Found]) {
-    let repeated: crate::hash::HashSet<String> = repeated(found.len(), |i| {
-        found.get(i).map_or("", |f| f.name.as_str())
-    })
-    .into_iter()
-    .map(str::to_string)
-    .collect();
+pub(crate) fn flag_repeated_names<T: Declared>(found: &mut [T]) {
+    let repeated: crate::hash::HashSet<String> =
+        repeated(found.len(), |i| found.get(i).map_or("", |f| f.name()))
+            .into_iter()
+            .map(str::to_string)
+            .collect();
     if repeated.is_empty() {
         return;
     }
     for f in found.iter_mut() {
-        if repeated.contains(&f.name) {
-            f.twin = Some(Twin::DuplicateName);
+        if repeated.contains(f.name()) {
+            *f.twin_mut() = Some(Twin::DuplicateName);
         }
     }
 }
@@ -891,44 +926,54 @@ pub(crate) fn union_of(
     }
     let mut servers = Vec::new();
     entries_of(text, vsc, ServerMap::Servers, json_body, &mut servers)?;
-    // The last copy of each `mcpServers` name, for the both-maps comparison.
     let mcp_members: Vec<&Member<'_>> = mcp.iter().flat_map(|m| m.iter()).collect();
-    let mut by_name: Vec<(&str, usize)> = mcp_members
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.key.as_ref(), i))
-        .collect();
-    // Stable: among equal names the last index sorts last.
-    by_name.sort_by(|a, b| a.0.cmp(b.0));
     let vsc_members: Vec<&Member<'_>> = vsc.iter().flat_map(|m| m.iter()).collect();
-    for (entry, member) in servers.into_iter().zip(vsc_members) {
-        let lo = by_name.partition_point(|(n, _)| *n < member.key.as_ref());
-        let hi = by_name.partition_point(|(n, _)| *n <= member.key.as_ref());
+    Ok(merge_maps(found, servers, |i, j| {
+        match (mcp_members.get(i), vsc_members.get(j)) {
+            (Some(a), Some(b)) => same_value(&a.value, &b.value),
+            _ => false,
+        }
+    }))
+}
+
+/// The both-maps rule over the entries of every `mcpServers` copy (`found`, file
+/// order) and of every `servers` copy (`servers`): each `servers` entry is appended
+/// unless it is the single twin of a `mcpServers` entry of the same name and `same`
+/// (the `mcpServers` entry's index, the `servers` entry's index) says their bodies
+/// are structurally equal; otherwise both sides of a shared name are flagged
+/// [`Twin::BothMaps`] (unless already flagged).
+pub(crate) fn merge_maps<T: Declared>(
+    mut found: Vec<T>,
+    servers: Vec<T>,
+    mut same: impl FnMut(usize, usize) -> bool,
+) -> Vec<T> {
+    // The `mcpServers` entries by name; stable, so among equal names the last
+    // index sorts last (the copy clients read, for the comparison).
+    let mut by_name: Vec<usize> = (0..found.len()).collect();
+    by_name.sort_by(|&a, &b| name_of(&found, a).cmp(name_of(&found, b)));
+    for (j, mut entry) in servers.into_iter().enumerate() {
+        let lo = by_name.partition_point(|&i| name_of(&found, i) < entry.name());
+        let hi = by_name.partition_point(|&i| name_of(&found, i) <= entry.name());
         let twins = by_name.get(lo..hi).unwrap_or_default();
-        let mut entry = entry;
-        if let Some(&(_, last)) = twins.last() {
-            let single = twins.len() == 1 && entry.twin.is_none();
-            if single
-                && mcp_members
-                    .get(last)
-                    .is_some_and(|other| same_value(&other.value, &member.value))
-            {
+        if let Some(&last) = twins.last() {
+            let single = twins.len() == 1 && entry.twin_mut().is_none();
+            if single && same(last, j) {
                 continue;
             }
-            if entry.twin.is_none() {
-                entry.twin = Some(Twin::BothMaps);
-            }
-            for &(_, i) in twins {
+            entry.twin_mut().get_or_insert(Twin::BothMaps);
+            for &i in twins {
                 if let Some(f) = found.get_mut(i) {
-                    if f.twin.is_none() {
-                        f.twin = Some(Twin::BothMaps);
-                    }
+                    f.twin_mut().get_or_insert(Twin::BothMaps);
                 }
             }
         }
         found.push(entry);
     }
-    Ok(found)
+    found
+}
+
+fn name_of<T: Declared>(found: &[T], i: usize) -> &str {
+    found.get(i).map_or("", |f| f.name())
 }
 
 /// VS Code builds its objects by assignment, so a `__proto__` key sets an object's
@@ -1127,36 +1172,47 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
                 }
             })
             .collect();
-        let mut problems: Vec<String> = section
+        let problems: Vec<String> = section
             .settings_problems
             .into_iter()
-            .map(|p| {
-                let (line, column) = positions.next().unwrap_or((1, 1));
-                format!(
-                    "the setting {} at line {line} column {column} {}",
-                    excerpt(&p.key),
-                    p.reason
-                )
-            })
+            .map(|p| problem_message(&p, positions.next().unwrap_or((1, 1))))
             .collect();
-        if section.more_problems > 0 {
-            problems.push(format!("and {} more", section.more_problems));
-        }
-        let settings_error = (!problems.is_empty()).then(|| shape(problems.join("; ")));
-        let error = match (error, settings_error) {
-            (Some(e), None) | (None, Some(e)) => Some(e),
-            (None, None) => None,
-            (Some(e), Some(s)) => Some(LoadError {
-                message: super::clients::joined(&e.message, &s.message),
-                ..e
-            }),
-        };
         out.push(Section {
             project: section.project,
             servers,
-            error,
+            error: section_error(error, problems, section.more_problems),
             settings,
         });
     }
     Ok(ParsedConfig { sections: out })
+}
+
+/// How a malformed setting at (`line`, `column`) is reported in its section's error.
+pub(crate) fn problem_message(p: &SettingProblem, (line, column): (u32, u32)) -> String {
+    format!(
+        "the setting {} at line {line} column {column} {}",
+        excerpt(&p.key),
+        p.reason
+    )
+}
+
+/// A section's error: the one confined to its servers (`error`), joined with its
+/// malformed settings (`problems`, and `more` not listed), if any.
+pub(crate) fn section_error(
+    error: Option<LoadError>,
+    mut problems: Vec<String>,
+    more: usize,
+) -> Option<LoadError> {
+    if more > 0 {
+        problems.push(format!("and {more} more"));
+    }
+    let settings_error = (!problems.is_empty()).then(|| shape(problems.join("; ")));
+    match (error, settings_error) {
+        (Some(e), None) | (None, Some(e)) => Some(e),
+        (None, None) => None,
+        (Some(e), Some(s)) => Some(LoadError {
+            message: super::clients::joined(&e.message, &s.message),
+            ..e
+        }),
+    }
 }
