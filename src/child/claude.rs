@@ -77,6 +77,7 @@ pub(crate) fn read(
         text,
         opts,
         lines: Lines::new(text),
+        values: Vec::new(),
         top: Scope::default(),
         project: Scope::default(),
         settings: Vec::new(),
@@ -94,6 +95,8 @@ struct Reader<'a> {
     opts: Options,
     /// Positions of entries and settings, met in file order.
     lines: Lines<'a>,
+    /// Scratch space for one entry's value positions.
+    values: Vec<ValueAt>,
     /// The top level's server maps.
     top: Scope,
     /// The server maps of the project open now.
@@ -226,7 +229,10 @@ impl<'a> Reader<'a> {
             }
         };
         let (body, values) = match json_body(&m.value) {
-            Ok((body, offsets)) => (Ok(body), resolve(&mut self.lines, key_at, &offsets)),
+            Ok((body, offsets)) => {
+                let values = resolve(&mut self.lines, key_at, &offsets, &mut self.values);
+                (Ok(body), values)
+            }
             Err(e) => (Err(e), Vec::new()),
         };
         map.entries.push(ServerEntry {
@@ -471,31 +477,40 @@ fn same_body(text: &str, opts: Options, a: (usize, usize), b: (usize, usize)) ->
 /// An entry's value positions, packed: `offsets` (in field order) resolved by the
 /// forward cursor, whose last position is the entry's key at `key_at`. Every value
 /// of the entry starts after its key and before the next entry, so the cursor only
-/// moves forward once they are visited in offset order.
-fn resolve(lines: &mut Lines<'_>, key_at: (u32, u32), offsets: &[(FieldRef, usize)]) -> Vec<u8> {
-    let mut order: Vec<usize> = (0..offsets.len()).collect();
-    if !offsets
+/// moves forward once they are visited in offset order (field order, for most
+/// entries). `values` is scratch space, reused from entry to entry.
+fn resolve(
+    lines: &mut Lines<'_>,
+    key_at: (u32, u32),
+    offsets: &[(FieldRef, usize)],
+    values: &mut Vec<ValueAt>,
+) -> Vec<u8> {
+    values.clear();
+    values.extend(offsets.iter().map(|&(field, _)| ValueAt {
+        field,
+        line: 1,
+        column: 1,
+    }));
+    let position = |lines: &mut Lines<'_>, values: &mut Vec<ValueAt>, i: usize| {
+        if let (Some(v), Some(&(_, offset))) = (values.get_mut(i), offsets.get(i)) {
+            (v.line, v.column) = lines.at(offset);
+        }
+    };
+    if offsets
         .windows(2)
         .all(|w| matches!(w, [a, b] if a.1 <= b.1))
     {
-        order.sort_by_key(|&i| offsets.get(i).map_or(0, |(_, at)| *at));
-    }
-    let mut at = vec![(1u32, 1u32); offsets.len()];
-    for i in order {
-        if let (Some(slot), Some((_, offset))) = (at.get_mut(i), offsets.get(i)) {
-            *slot = lines.at(*offset);
+        for i in 0..offsets.len() {
+            position(lines, values, i);
+        }
+    } else {
+        let mut order: Vec<usize> = (0..offsets.len()).collect();
+        order.sort_by_key(|&i| offsets.get(i).map_or(0, |&(_, at)| at));
+        for i in order {
+            position(lines, values, i);
         }
     }
-    let values: Vec<ValueAt> = offsets
-        .iter()
-        .zip(at)
-        .map(|((field, _), (line, column))| ValueAt {
-            field: *field,
-            line,
-            column,
-        })
-        .collect();
-    crate::protocol::values::encode(key_at.0, key_at.1, &values)
+    crate::protocol::values::encode(key_at.0, key_at.1, values)
 }
 
 fn map_of(scope: &mut Scope, key: MapKey) -> &mut Map {
