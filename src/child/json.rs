@@ -111,6 +111,10 @@ pub(crate) enum Select {
         consumed: &'static str,
     },
     /// Validate only.
+    ///
+    /// (The parser's loops test a mode with `matches!`: the derived `==` is an
+    /// out-of-line call that compares the variants' paths too, and it was a
+    /// measurable part of the loop.)
     Skip,
     /// `~/.claude.json`, read by [`parse_into`] without a tree: its top level. The
     /// members of an object in this mode and the three below are handed to the
@@ -504,11 +508,11 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             let mut value = match self.peek() {
                 None => return Err(self.eof_error(&stack)),
-                Some(b'{') if mode == Select::Skip => {
+                Some(b'{') if matches!(mode, Select::Skip) => {
                     self.skip_container(stack.len())?;
                     Value::Object(Vec::new())
                 }
-                Some(b'[') if mode == Select::Skip => {
+                Some(b'[') if matches!(mode, Select::Skip) => {
                     self.skip_container(stack.len())?;
                     Value::Array(Vec::new(), None)
                 }
@@ -548,7 +552,7 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                 }
-                Some(b'"') if mode == Select::Skip => {
+                Some(b'"') if matches!(mode, Select::Skip) => {
                     self.skip_string()?;
                     Value::String(Cow::Borrowed(""))
                 }
@@ -586,7 +590,7 @@ impl<'a> Parser<'a> {
                         open,
                         mode,
                     } => {
-                        if *mode == Select::All {
+                        if matches!(mode, Select::All) {
                             items.push(value);
                             offsets.push(u32::try_from(value_start).unwrap_or(u32::MAX));
                         }
@@ -618,7 +622,7 @@ impl<'a> Parser<'a> {
                                 value_offset: value_start,
                                 value_end: self.pos,
                             });
-                        } else if *mode != Select::Skip {
+                        } else if !matches!(mode, Select::Skip) {
                             members.push(Member {
                                 key: std::mem::take(key),
                                 offset: *key_offset,
@@ -626,7 +630,8 @@ impl<'a> Parser<'a> {
                                 value_offset: value_start,
                             });
                         }
-                        let (open, keys_start, skip) = (*open, *keys_start, *mode == Select::Skip);
+                        let (open, keys_start, skip) =
+                            (*open, *keys_start, matches!(mode, Select::Skip));
                         if self.after_item(b'}', "object", open)? {
                             self.next_key(frame)?;
                             continue 'value;
@@ -650,8 +655,8 @@ impl<'a> Parser<'a> {
                         value_start = open;
                     }
                 }
-                // Closed: its contents are in `value`.
-                stack.pop();
+                // Closed: its contents are in `value` (dropped in place, not moved out).
+                stack.truncate(stack.len().saturating_sub(1));
             }
         }
     }
@@ -810,7 +815,7 @@ impl<'a> Parser<'a> {
                 e
             }
         })?;
-        if *mode == Select::Skip {
+        if matches!(mode, Select::Skip) {
             if self.opts.refuse_skipped_duplicates {
                 self.skipped_keys.push((k, off));
             }
@@ -959,7 +964,33 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skip whitespace and (in JSONC) comments. Called before and after every
+    /// token: the usual case (no whitespace, or one space, before a token that is
+    /// no comment) is decided inline, and only the rest takes the loop.
+    #[inline(always)]
     fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
+        let mut at = self.pos;
+        if self.bytes.get(at) == Some(&b' ') {
+            at += 1;
+        }
+        match self.bytes.get(at) {
+            Some(&c) if c > b' ' && c != b'/' => {
+                self.pos = at;
+                Ok(())
+            }
+            None => {
+                self.pos = at;
+                Ok(())
+            }
+            Some(_) => {
+                self.pos = at;
+                self.skip_trivia_loop()
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn skip_trivia_loop(&mut self) -> Result<(), SyntaxError> {
         loop {
             match self.peek() {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,

@@ -458,7 +458,8 @@ const KNOWN_KEYS: [&str; 23] = [
     "tools",
 ];
 
-/// The slot of `key` in [`KNOWN_KEYS`].
+/// The slot of `key` in [`KNOWN_KEYS`] (inline: the keys asked are constants).
+#[inline(always)]
 fn known_slot(key: &str) -> Option<usize> {
     Some(match key {
         "command" => 0,
@@ -522,6 +523,7 @@ impl<'n, N: Node> Known<'n, N> {
     }
 
     /// [`Node::field_at`] of the entry.
+    #[inline(always)]
     fn field_at(&self, key: &str) -> Option<(&'n N, usize)> {
         match known_slot(key).and_then(|i| self.slots.get(i)) {
             Some(found) => *found,
@@ -530,6 +532,7 @@ impl<'n, N: Node> Known<'n, N> {
     }
 
     /// [`Node::field`] of the entry.
+    #[inline(always)]
     fn field(&self, key: &str) -> Option<&'n N> {
         self.field_at(key).map(|(v, _)| v)
     }
