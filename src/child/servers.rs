@@ -644,7 +644,7 @@ pub(crate) fn server_body_at<N: Node>(entry: &N, d: Dialect) -> Result<Located, 
         ));
     }
     let known = Known::of(entry, d);
-    let body = typed_body(entry, &known, d)?;
+    let body = typed_body(entry, &known, d, true)?;
     let mut at = ValueOffsets {
         entry,
         out: Vec::new(),
@@ -732,8 +732,29 @@ fn tool_approval_offsets<N: Node>(entry: &N, at: &mut ValueOffsets<'_, N>) {
     }
 }
 
-/// The typed body of a map `entry` whose fields are `known`.
-fn typed_body<N: Node>(entry: &N, known: &Known<'_, N>, d: Dialect) -> Result<ServerBody, String> {
+/// The keys of a JSON entry's extra record ([`ServerExtra`]).
+const JSON_EXTRA_KEYS: [&str; 10] = [
+    "cwd",
+    "transport",
+    "serverUrl",
+    "httpUrl",
+    "headersHelper",
+    "disabled",
+    "enabled",
+    "autoApprove",
+    "alwaysAllow",
+    "trust",
+];
+
+/// The typed body of a map `entry` whose fields are `known`. `shortcut`: take the
+/// way out for an entry without extra fields (off only in the test that holds
+/// the shortcut to the full reading).
+fn typed_body<N: Node>(
+    entry: &N,
+    known: &Known<'_, N>,
+    d: Dialect,
+    shortcut: bool,
+) -> Result<ServerBody, String> {
     let string = |key: &str| string_value(known.field(key), key);
     let boolean = |key: &str| bool_value(known.field(key), key);
     let list = |key: &str| list_value(known.field(key), key);
@@ -747,6 +768,18 @@ fn typed_body<N: Node>(entry: &N, known: &Known<'_, N>, d: Dialect) -> Result<Se
     body.env = map_value(known.field("env"), "env", d, &mut repeated)?;
     let headers = d.headers_key();
     body.headers = map_value(known.field(headers), headers, d, &mut repeated)?;
+    // Most JSON entries write none of the extra fields and repeat no key: then
+    // the only field left is `type` (which sits between them in the order the
+    // fields are checked, and an absent field cannot fail), and the extra record
+    // stays empty, without building one to find out.
+    if shortcut
+        && d == Dialect::Json
+        && repeated.is_empty()
+        && JSON_EXTRA_KEYS.iter().all(|k| known.field(k).is_none())
+    {
+        body.transport = string("type")?;
+        return Ok(body);
+    }
     let mut extra = ServerExtra {
         cwd: string("cwd")?,
         ..ServerExtra::default()
@@ -1447,6 +1480,48 @@ mod tests {
             f(&mut x);
             assert_ne!(x, ServerExtra::default());
             assert!(!no_extra(&x));
+        }
+    }
+
+    /// The shortcut for an entry without extra fields gives the full reading's
+    /// body (or error) on entries of every known key, valid, wrong-typed or null.
+    #[test]
+    fn the_no_extra_shortcut_reads_as_the_full_body() {
+        let values = [
+            "\"s\"",
+            "1",
+            "null",
+            "true",
+            "[\"a\", 2]",
+            "[]",
+            "{\"K\": \"v\"}",
+            "{\"K\": 1}",
+        ];
+        let pieces: Vec<String> = KNOWN_KEYS
+            .iter()
+            .chain(&["x", "K"])
+            .flat_map(|k| values.iter().map(move |v| format!("\"{k}\": {v},")))
+            .collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let mut generated = crate::test_gen::Generated::new(0x5407_c075_0000_0001);
+        let opts = Options {
+            jsonc: true,
+            trailing_commas: true,
+            cr_ends_line_comment: true,
+            max_depth: 128,
+            select: Select::All,
+            keep_duplicates: true,
+            refuse_skipped_duplicates: true,
+        };
+        for _ in 0..20_000 {
+            let text = format!("{{{}}}", generated.text(&pieces, 6));
+            let entry = parse(&text, 0, opts).unwrap();
+            let known = Known::of(&entry, Dialect::Json);
+            assert_eq!(
+                typed_body(&entry, &known, Dialect::Json, true),
+                typed_body(&entry, &known, Dialect::Json, false),
+                "{text}"
+            );
         }
     }
 
