@@ -184,7 +184,7 @@ impl<'a> Sink<'a> for Reader<'a> {
         match m.mode {
             Select::Entries { project, map } => self.entry(project, map, m),
             Select::ClaudeTop | Select::ClaudeProject => {
-                let project = m.mode == Select::ClaudeProject;
+                let project = matches!(m.mode, Select::ClaudeProject);
                 if let Some(map) = MapKey::of(&m.key) {
                     self.map_closed(project, map, &m.value);
                 } else if !project {
@@ -209,19 +209,23 @@ impl<'a> Sink<'a> for Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// One server entry ended: its record, positions resolved, unless its section
-    /// is already an error.
+    /// is already an error (then only its name is checked, while its map has no
+    /// over-long name yet: which error the section reports depends on the order of
+    /// the maps, not of the file).
     fn entry(&mut self, project: bool, key: MapKey, m: Emitted<'a>) {
         let scope = if project {
             &mut self.project
         } else {
             &mut self.top
         };
-        if scope.failed() {
+        let failed = scope.failed();
+        let map = map_of(scope, key);
+        if map.name_error.is_some() {
             return;
         }
-        let map = map_of(scope, key);
         let key_at = self.lines.at(m.offset);
         let name = match checked_name_at(&m.key, || key_at, "server name") {
+            Ok(_) if failed => return,
             Ok(name) => name,
             Err(e) => {
                 map.name_error = Some(e);

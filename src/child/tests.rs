@@ -1386,7 +1386,12 @@ impl ClaudeGen {
     }
 
     fn key(&mut self, names: &[&str]) -> String {
-        if self.one_in(300) {
+        self.key_or_long(names, 300)
+    }
+
+    /// A key from `names`, or one in `long` an over-long one.
+    fn key_or_long(&mut self, names: &[&str], long: usize) -> String {
+        if self.one_in(long) {
             return format!("\"{}\"", "k".repeat(MAX_STRING_BYTES + 1));
         }
         format!("\"{}\"", self.pick(names))
@@ -1535,7 +1540,7 @@ impl ClaudeGen {
         }
         let members = (0..self.below(5))
             .map(|_| {
-                let k = self.key(&["gh", "db", "\\u0067h", "é", ""]);
+                let k = self.key_or_long(&["gh", "db", "\\u0067h", "é", ""], 40);
                 let v = self.entry();
                 self.member(k, v)
             })
@@ -1710,6 +1715,29 @@ fn claude_json_streamed_reader_agrees_on_large_and_hostile_files() {
         ] {
             let deep = at.replace('%', &format!("{}{}", "[".repeat(n), "]".repeat(n)));
             same_as_the_tree_reader(deep.as_bytes());
+        }
+    }
+    // Over-long names and wrong maps in every order of maps and of the file: the
+    // section's error is chosen by the maps' order (mcpServers, then servers; map
+    // errors before names), not by where they are written.
+    let long = |c: char| c.to_string().repeat(MAX_STRING_BYTES + 1);
+    let (l1, l2) = (long('a'), long('b'));
+    let pieces = [
+        format!("\"mcpServers\": {{\"ok\": {{}}, \"{l1}\": {{}}}}"),
+        format!("\"servers\": {{\"{l2}\": {{}}, \"ok\": {{}}}}"),
+        "\"mcpServers\": 1".to_string(),
+        "\"servers\": \"x\"".to_string(),
+        "\"mcpServers\": {\"fine\": {\"command\": \"c\"}}".to_string(),
+    ];
+    for a in &pieces {
+        for b in &pieces {
+            for c in &pieces {
+                let members = format!("{a}, {b}, {c}");
+                same_as_the_tree_reader(format!("{{{members}}}").as_bytes());
+                same_as_the_tree_reader(
+                    format!("{{\"projects\": {{\"/p\": {{{members}}}}}}}").as_bytes(),
+                );
+            }
         }
     }
     // A huge string where a name, a value and skipped text sit.
