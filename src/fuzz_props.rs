@@ -198,6 +198,23 @@ pub fn json(data: &[u8]) {
     let _ = config_props(FileFormat::DesktopExtension, data);
     let plain = config_props(FileFormat::Json, data);
     let claude = config_props(FileFormat::ClaudeJson, data);
+    // The streamed `~/.claude.json` reader (what the child runs) answers as the tree
+    // reader. The tree reader's answer is dropped before the next loader runs, so no
+    // more answers are held at once than before it was compared.
+    let by_tree = crate::child::claude_json_by_tree(data);
+    match (&claude, &by_tree) {
+        (Ok(streamed), ChildMessage::Config(Ok(tree))) => assert_eq!(
+            streamed, tree,
+            "claude.json: the streamed reader answers differently from the tree reader"
+        ),
+        // An error is small: read it again to compare it whole.
+        _ => assert_eq!(
+            parse_file(FileFormat::ClaudeJson, data),
+            by_tree,
+            "claude.json: the streamed reader answers differently from the tree reader"
+        ),
+    }
+    drop(by_tree);
     let workspace = config_props(FileFormat::McpJson, data);
     if let (Ok(plain), Ok(workspace)) = (&plain, &workspace) {
         // The flat reading only adds entries, after the maps' own.

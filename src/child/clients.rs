@@ -681,9 +681,9 @@ fn opencode_body(entry: &Value<'_>) -> Result<Located, String> {
     }
     // `command[0]` is the program, `command[i + 1]` argument `i`.
     let mut at = ValueOffsets::new(entry);
-    if let Some(items) = present(entry.field("command")).and_then(Node::items_at) {
-        if let Some((_, first)) = items.first() {
-            at.out.push((FieldRef::Command, *first));
+    if let Some(mut items) = present(entry.field("command")).and_then(Node::items_at) {
+        if let Some((_, first)) = items.next() {
+            at.out.push((FieldRef::Command, first));
         }
     }
     at.list("command", 1, FieldRef::Arg);

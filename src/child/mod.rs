@@ -11,6 +11,9 @@
 //!   and VS Code JSONC (`Jsonc`), with key positions and duplicate-key refusal.
 //! * `servers`: the union of `mcpServers` and `servers`, `~/.claude.json`
 //!   sections, and typed server bodies.
+//! * `claude`: `~/.claude.json`, the one large file, read in the same parse that
+//!   checks it, without a tree of the file (the same answer as `servers` gives for
+//!   the tree, which stays the reference it is tested against).
 //! * `clients`: the other clients' JSON files (VS Code and Claude Code settings,
 //!   Gemini CLI, Zed, OpenCode, Claude Desktop extension manifests) and the
 //!   approval settings of `~/.claude.json` projects.
@@ -32,6 +35,7 @@ use crate::protocol::{
     ChildMessage, Construct, FileFormat, LoadError, LoadErrorKind, ParsedConfig,
 };
 
+pub(crate) mod claude;
 pub(crate) mod clients;
 pub(crate) mod ignore;
 pub(crate) mod json;
@@ -58,9 +62,39 @@ enum TreeDisposal {
     LeaveToExit,
 }
 
+/// How a JSON file is read: what happens to its tree, and which reader reads a
+/// `~/.claude.json`.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    disposal: TreeDisposal,
+    /// Read `~/.claude.json` through the tree reader (`servers::json_config`), the
+    /// reference the streamed reader (`claude`) is held to, instead of the streamed one.
+    claude_by_tree: bool,
+}
+
 /// Parse one file's bytes (already read, at most size_cap bytes) into the answer for that job.
 pub fn parse_file(format: FileFormat, bytes: &[u8]) -> ChildMessage {
-    parse_file_with(format, bytes, TreeDisposal::Free)
+    parse_file_with(
+        format,
+        bytes,
+        Reading {
+            disposal: TreeDisposal::Free,
+            claude_by_tree: false,
+        },
+    )
+}
+
+/// [`parse_file`] for a `~/.claude.json` read through the tree reader: the answer the
+/// streamed reader must give, for the tests and the `json` fuzz target.
+pub(crate) fn claude_json_by_tree(bytes: &[u8]) -> ChildMessage {
+    parse_file_with(
+        FileFormat::ClaudeJson,
+        bytes,
+        Reading {
+            disposal: TreeDisposal::Free,
+            claude_by_tree: true,
+        },
+    )
 }
 
 /// [`parse_file`] for the parser child, which exits after its last answer. `leave` says
@@ -72,10 +106,17 @@ pub(crate) fn parse_file_in_child(format: FileFormat, bytes: &[u8], leave: bool)
     } else {
         TreeDisposal::Free
     };
-    parse_file_with(format, bytes, disposal)
+    parse_file_with(
+        format,
+        bytes,
+        Reading {
+            disposal,
+            claude_by_tree: false,
+        },
+    )
 }
 
-fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> ChildMessage {
+fn parse_file_with(format: FileFormat, bytes: &[u8], reading: Reading) -> ChildMessage {
     let text = std::str::from_utf8(bytes).map_err(|e| LoadError {
         kind: LoadErrorKind::Read,
         message: format!("not valid UTF-8 at byte {}", e.valid_up_to()),
@@ -90,7 +131,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
         // Zed reads its settings into a Rust `String`, which refuses bytes that are
         // not UTF-8; the JavaScript clients below decode them lossily.
         FileFormat::ZedSettings => {
-            ChildMessage::Config(text.and_then(|t| json_config(t, format, false, disposal)))
+            ChildMessage::Config(text.and_then(|t| json_config(t, format, false, reading)))
         }
         FileFormat::Json
         | FileFormat::McpJson
@@ -102,7 +143,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
         | FileFormat::OpenCode
         | FileFormat::DesktopExtension => {
             ChildMessage::Config(match text {
-                Ok(t) => lenient_json_config(t, format, disposal),
+                Ok(t) => lenient_json_config(t, format, reading),
                 Err(e) => {
                     // The JSON clients run on Node, which decodes a file as UTF-8
                     // with each invalid sequence read as U+FFFD and loads it. So does
@@ -110,7 +151,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
                     // still an error (exit 2), because the bytes are not what any
                     // editor shows.
                     let lossy = String::from_utf8_lossy(bytes);
-                    lenient_json_config(&lossy, format, disposal).map(|c| {
+                    lenient_json_config(&lossy, format, reading).map(|c| {
                         with_note(
                             c,
                             LoadError {
@@ -137,9 +178,9 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], disposal: TreeDisposal) -> 
 fn lenient_json_config(
     text: &str,
     format: FileFormat,
-    disposal: TreeDisposal,
+    reading: Reading,
 ) -> Result<ParsedConfig, LoadError> {
-    match json_config(text, format, false, disposal) {
+    match json_config(text, format, false, reading) {
         Err(e)
             if format == FileFormat::McpJson
                 && matches!(
@@ -147,7 +188,7 @@ fn lenient_json_config(
                     Some(Construct::Comment | Construct::TrailingComma)
                 ) =>
         {
-            let config = json_config(text, format, true, disposal)?;
+            let config = json_config(text, format, true, reading)?;
             Ok(with_note(
                 config,
                 LoadError {
@@ -229,7 +270,7 @@ fn json_config(
     text: &str,
     format: FileFormat,
     as_jsonc: bool,
-    disposal: TreeDisposal,
+    reading: Reading,
 ) -> Result<ParsedConfig, LoadError> {
     let client = clients::reading(format);
     let jsonc = format == FileFormat::Jsonc || as_jsonc || client.is_some_and(|r| r.comments);
@@ -300,7 +341,7 @@ fn json_config(
         }
         _ => text,
     };
-    let doc = json::parse(text, start, opts).map_err(|e| {
+    let syntax = |e: json::SyntaxError| {
         let (line, col) = position::line_col(text, e.offset);
         LoadError {
             kind: LoadErrorKind::Syntax,
@@ -310,12 +351,16 @@ fn json_config(
             ),
             construct: e.construct,
         }
-    })?;
+    };
+    if format == FileFormat::ClaudeJson && !reading.claude_by_tree {
+        return claude::read(text, start, opts).map_err(syntax)?;
+    }
+    let doc = json::parse(text, start, opts).map_err(syntax)?;
     let config = match client {
         Some(_) => clients::client_config(text, &doc, format),
         None => servers::json_config(text, &doc, format),
     };
-    if disposal == TreeDisposal::LeaveToExit {
+    if reading.disposal == TreeDisposal::LeaveToExit {
         std::mem::forget(doc);
     }
     config

@@ -20,11 +20,7 @@ pub(crate) fn line_cols(text: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
     let mut out = vec![(1u32, 1u32); offsets.len()];
 
     let bytes = text.as_bytes();
-    let mut at = Cursor {
-        line: 1,
-        col: 1,
-        i: if text.starts_with('\u{FEFF}') { 3 } else { 0 },
-    };
+    let mut at = Cursor::start(text);
     for idx in order {
         let target = offsets.get(idx).copied().unwrap_or(0).min(bytes.len());
         at.advance(bytes, target);
@@ -35,6 +31,35 @@ pub(crate) fn line_cols(text: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
     out
 }
 
+/// Positions of offsets given in ascending order, each resolved from the one
+/// before: a reader that meets its offsets in file order resolves all of them in
+/// one pass over the text, without collecting and sorting them first. An offset
+/// behind the last one (a reader never asks for one) is resolved from the start.
+pub(crate) struct Lines<'t> {
+    text: &'t str,
+    at: Cursor,
+}
+
+impl<'t> Lines<'t> {
+    pub(crate) fn new(text: &'t str) -> Self {
+        Lines {
+            text,
+            at: Cursor::start(text),
+        }
+    }
+
+    /// The position of `offset` ([`line_col`]'s answer).
+    pub(crate) fn at(&mut self, offset: usize) -> (u32, u32) {
+        let bytes = self.text.as_bytes();
+        let target = offset.min(bytes.len());
+        if target < self.at.i {
+            return line_col(self.text, offset);
+        }
+        self.at.advance(bytes, target);
+        (self.at.line, self.at.col)
+    }
+}
+
 /// A position in the text: byte `i` is at (`line`, `col`).
 struct Cursor {
     line: u32,
@@ -43,6 +68,15 @@ struct Cursor {
 }
 
 impl Cursor {
+    /// The start of the text: past a byte order mark, which is not a column.
+    fn start(text: &str) -> Self {
+        Cursor {
+            line: 1,
+            col: 1,
+            i: if text.starts_with('\u{FEFF}') { 3 } else { 0 },
+        }
+    }
+
     /// Move to byte `target` (no-op when it is behind). Line breaks are found with
     /// `memchr` and columns counted only after the last one, so an 8 MiB file is
     /// resolved at memory speed rather than one branchy step per byte.
@@ -50,6 +84,19 @@ impl Cursor {
         let Some(segment) = bytes.get(self.i..target) else {
             return;
         };
+        // A short step within one line (from one value to the next, in a file
+        // written on one line): its columns counted, and the absence of a line
+        // break confirmed, in the same pass. A step with a break takes the way below.
+        if segment.len() <= SHORT_STEP {
+            let (columns, breaks) = columns_and_breaks(segment);
+            if !breaks {
+                self.col = self
+                    .col
+                    .saturating_add(u32::try_from(columns).unwrap_or(u32::MAX));
+                self.i = target;
+                return;
+            }
+        }
         let mut line_start = None;
         for p in memchr::memchr2_iter(b'\n', b'\r', segment) {
             let at = self.i + p;
@@ -68,6 +115,24 @@ impl Cursor {
         }
         self.i = target;
     }
+}
+
+/// Steps up to this many bytes are first tried as a single line ([`Cursor::advance`]).
+const SHORT_STEP: usize = 1024;
+
+/// [`columns_in`] of `s`, and whether `s` holds a `\n` or `\r`.
+fn columns_and_breaks(s: &[u8]) -> (usize, bool) {
+    let mut total = 0usize;
+    let mut breaks = 0u8;
+    for chunk in s.chunks(255) {
+        let mut n: u8 = 0;
+        for &b in chunk {
+            n = n.wrapping_add(u8::from((b & 0xC0 != 0x80) & (b != b'\r')));
+            breaks |= u8::from((b == b'\n') | (b == b'\r'));
+        }
+        total += usize::from(n);
+    }
+    (total, breaks != 0)
 }
 
 /// Bytes of `s` that start a code point, not counting `\r`. Counted in chunks of
@@ -126,6 +191,42 @@ mod tests {
             }
         }
         (line, col)
+    }
+
+    /// The forward cursor answers as the one-offset definition, for offsets in
+    /// ascending order (steps short and long, across every kind of line break)
+    /// and for one behind it.
+    #[test]
+    fn lines_agree_with_line_col() {
+        let pieces = [
+            "a",
+            "\n",
+            "\r",
+            "\r\n",
+            "é",
+            "😀",
+            " ",
+            "\u{FEFF}",
+            "\"x\"",
+            &"y".repeat(700),
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x1f2e_3d4c_5b6a_7988);
+        for _ in 0..1500 {
+            let text = generated.text(&pieces, 24);
+            let mut lines = Lines::new(&text);
+            let mut offset = 0;
+            let mut step = 1;
+            while offset <= text.len() + 1 {
+                assert_eq!(
+                    lines.at(offset),
+                    naive(&text, offset),
+                    "{text:?} at {offset}"
+                );
+                offset += step;
+                step = step % 1500 + 1 + step / 2;
+            }
+            assert_eq!(lines.at(0), (1, 1));
+        }
     }
 
     #[test]

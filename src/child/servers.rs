@@ -43,6 +43,11 @@ use crate::protocol::{
 };
 
 /// A document node the body extractor can read: a JSON value or a TOML value.
+///
+/// Lists and maps are read through iterators over the node's own storage: an
+/// entry's lists and maps are read several times (typed, then located), and a
+/// `Vec` collected for each read was a measurable part of extracting 20,000
+/// servers.
 pub(crate) trait Node {
     /// The type's name with an article, in the file's own language ("an integer").
     fn kind(&self) -> &'static str;
@@ -50,19 +55,20 @@ pub(crate) trait Node {
     fn as_str(&self) -> Option<&str>;
     fn is_map(&self) -> bool;
     /// The items of a list, each with the byte offset where it starts.
-    fn items_at(&self) -> Option<Vec<(&Self, usize)>>;
+    fn items_at(&self) -> Option<impl ExactSizeIterator<Item = (&Self, usize)>>;
     /// The members of a map in file order, each with where its value starts.
-    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>>;
+    fn entries_at(
+        &self,
+    ) -> Option<impl ExactSizeIterator<Item = (&str, &Self, usize)> + DoubleEndedIterator>;
     /// The member named `key` (of repeated keys the last, as clients read it), with
     /// where its value starts.
     fn field_at(&self, key: &str) -> Option<(&Self, usize)>;
-    fn items(&self) -> Option<Vec<&Self>> {
-        self.items_at()
-            .map(|items| items.into_iter().map(|(v, _)| v).collect())
+    fn items(&self) -> Option<impl ExactSizeIterator<Item = &Self>> {
+        self.items_at().map(|items| items.map(|(v, _)| v))
     }
-    fn entries(&self) -> Option<Vec<(&str, &Self)>> {
+    fn entries(&self) -> Option<impl ExactSizeIterator<Item = (&str, &Self)>> {
         self.entries_at()
-            .map(|entries| entries.into_iter().map(|(k, v, _)| (k, v)).collect())
+            .map(|entries| entries.map(|(k, v, _)| (k, v)))
     }
     /// The member named `key`; of repeated keys the last, as clients read it.
     fn field(&self, key: &str) -> Option<&Self> {
@@ -86,7 +92,7 @@ impl Node for Value<'_> {
     fn is_map(&self) -> bool {
         matches!(self, Value::Object(_))
     }
-    fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
+    fn items_at(&self) -> Option<impl ExactSizeIterator<Item = (&Self, usize)>> {
         match self {
             // Every item has its offset; one missing (none is) would read as 0.
             Value::Array(items, offsets) => {
@@ -95,20 +101,20 @@ impl Node for Value<'_> {
                     items
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| (v, offsets.get(i).map_or(0, |&o| o as usize)))
-                        .collect(),
+                        .map(move |(i, v)| (v, offsets.get(i).map_or(0, |&o| o as usize))),
                 )
             }
             _ => None,
         }
     }
-    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>> {
+    fn entries_at(
+        &self,
+    ) -> Option<impl ExactSizeIterator<Item = (&str, &Self, usize)> + DoubleEndedIterator> {
         match self {
             Value::Object(members) => Some(
                 members
                     .iter()
-                    .map(|m| (m.key.as_ref(), &m.value, m.value_offset))
-                    .collect(),
+                    .map(|m| (m.key.as_ref(), &m.value, m.value_offset)),
             ),
             _ => None,
         }
@@ -120,20 +126,6 @@ impl Node for Value<'_> {
                 .rev()
                 .find(|m| m.key == key)
                 .map(|m| (&m.value, m.value_offset)),
-            _ => None,
-        }
-    }
-    fn items(&self) -> Option<Vec<&Self>> {
-        match self {
-            Value::Array(items, _) => Some(items.iter().collect()),
-            _ => None,
-        }
-    }
-    fn entries(&self) -> Option<Vec<(&str, &Self)>> {
-        match self {
-            Value::Object(members) => {
-                Some(members.iter().map(|m| (m.key.as_ref(), &m.value)).collect())
-            }
             _ => None,
         }
     }
@@ -229,7 +221,12 @@ pub(crate) fn bounded_as(s: &str, what: impl FnOnce() -> String) -> Result<Strin
 }
 
 pub(crate) fn string_field<N: Node>(entry: &N, key: &str) -> Result<Option<String>, String> {
-    match present(entry.field(key)) {
+    string_value(entry.field(key), key)
+}
+
+/// [`string_field`] of the value `v` of the field `key`.
+fn string_value<N: Node>(v: Option<&N>, key: &str) -> Result<Option<String>, String> {
+    match present(v) {
         None => Ok(None),
         Some(v) => match v.as_str() {
             Some(s) => bounded(key, s).map(Some),
@@ -239,7 +236,12 @@ pub(crate) fn string_field<N: Node>(entry: &N, key: &str) -> Result<Option<Strin
 }
 
 pub(crate) fn bool_field<N: Node>(entry: &N, key: &str) -> Result<Option<bool>, String> {
-    match present(entry.field(key)) {
+    bool_value(entry.field(key), key)
+}
+
+/// [`bool_field`] of the value `v` of the field `key`.
+fn bool_value<N: Node>(v: Option<&N>, key: &str) -> Result<Option<bool>, String> {
+    match present(v) {
         None => Ok(None),
         Some(v) => match v.as_bool() {
             Some(b) => Ok(Some(b)),
@@ -256,7 +258,17 @@ pub(crate) fn map_field<N: Node>(
     d: Dialect,
     seen_twice: &mut Vec<String>,
 ) -> Result<Vec<(String, String)>, String> {
-    let Some(v) = present(entry.field(key)) else {
+    map_value(entry.field(key), key, d, seen_twice)
+}
+
+/// [`map_field`] of the value `v` of the field `key`.
+fn map_value<N: Node>(
+    v: Option<&N>,
+    key: &str,
+    d: Dialect,
+    seen_twice: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, String> {
+    let Some(v) = present(v) else {
         return Ok(Vec::new());
     };
     let Some(entries) = v.entries() else {
@@ -312,7 +324,12 @@ pub(crate) fn map_field<N: Node>(
 
 /// A list of strings (`args`, `autoApprove`, ...), or why it is not one.
 pub(crate) fn string_list<N: Node>(entry: &N, key: &str) -> Result<Option<Vec<String>>, String> {
-    let Some(list) = present(entry.field(key)) else {
+    list_value(entry.field(key), key)
+}
+
+/// [`string_list`] of the value `v` of the field `key`.
+fn list_value<N: Node>(v: Option<&N>, key: &str) -> Result<Option<Vec<String>>, String> {
+    let Some(list) = present(v) else {
         return Ok(None);
     };
     let Some(items) = list.items() else {
@@ -322,7 +339,7 @@ pub(crate) fn string_list<N: Node>(entry: &N, key: &str) -> Result<Option<Vec<St
         ));
     };
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
+    for (i, item) in items.enumerate() {
         match item.as_str() {
             Some(s) => out.push(bounded_as(s, || format!("{key}[{i}]"))?),
             None => {
@@ -384,7 +401,7 @@ fn env_vars<N: Node>(entry: &N) -> Result<Vec<String>, String> {
         return Err(format!("env_vars must be an array (it is {})", list.kind()));
     };
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
+    for (i, item) in items.enumerate() {
         let name = match item.as_str() {
             Some(s) => s,
             None => match item.field("name").and_then(Node::as_str) {
@@ -414,10 +431,119 @@ fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
+/// The keys [`server_body_at`] reads of an entry, in [`Known`]'s slot order.
+const KNOWN_KEYS: [&str; 23] = [
+    "command",
+    "args",
+    "url",
+    "env",
+    "headers",
+    "http_headers",
+    "cwd",
+    "type",
+    "transport",
+    "serverUrl",
+    "httpUrl",
+    "headersHelper",
+    "disabled",
+    "enabled",
+    "autoApprove",
+    "alwaysAllow",
+    "trust",
+    "bearer_token_env_var",
+    "bearer_token",
+    "env_http_headers",
+    "env_vars",
+    "default_tools_approval_mode",
+    "tools",
+];
+
+/// The slot of `key` in [`KNOWN_KEYS`] (inline: the keys asked are constants).
+#[inline(always)]
+fn known_slot(key: &str) -> Option<usize> {
+    Some(match key {
+        "command" => 0,
+        "args" => 1,
+        "url" => 2,
+        "env" => 3,
+        "headers" => 4,
+        "http_headers" => 5,
+        "cwd" => 6,
+        "type" => 7,
+        "transport" => 8,
+        "serverUrl" => 9,
+        "httpUrl" => 10,
+        "headersHelper" => 11,
+        "disabled" => 12,
+        "enabled" => 13,
+        "autoApprove" => 14,
+        "alwaysAllow" => 15,
+        "trust" => 16,
+        "bearer_token_env_var" => 17,
+        "bearer_token" => 18,
+        "env_http_headers" => 19,
+        "env_vars" => 20,
+        "default_tools_approval_mode" => 21,
+        "tools" => 22,
+        _ => return None,
+    })
+}
+
+/// The fields of one entry that a body reads, each found once: the body and its
+/// positions look up some twenty keys, typed then located, and searching the
+/// entry's members for each of them was most of the cost of extracting a JSON
+/// entry. A JSON entry's members are read in one pass, each into its key's slot,
+/// so a later copy of a key replaces an earlier one: the last copy, which is what
+/// [`Node::field_at`] answers. Any other entry (TOML, whose lookups are its own)
+/// asks [`Node::field_at`] once per key.
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'n, N: Node> {
+    entry: &'n N,
+    slots: [Option<(&'n N, usize)>; KNOWN_KEYS.len()],
+}
+
+impl<'n, N: Node> Known<'n, N> {
+    fn of(entry: &'n N, d: Dialect) -> Self {
+        let mut slots = [None; KNOWN_KEYS.len()];
+        match d {
+            Dialect::Json => {
+                for (key, value, at) in entry.entries_at().into_iter().flatten() {
+                    if let Some(slot) = known_slot(key).and_then(|i| slots.get_mut(i)) {
+                        *slot = Some((value, at));
+                    }
+                }
+            }
+            Dialect::Toml => {
+                for (slot, key) in slots.iter_mut().zip(KNOWN_KEYS) {
+                    *slot = entry.field_at(key);
+                }
+            }
+        }
+        Known { entry, slots }
+    }
+
+    /// [`Node::field_at`] of the entry.
+    #[inline(always)]
+    fn field_at(&self, key: &str) -> Option<(&'n N, usize)> {
+        match known_slot(key).and_then(|i| self.slots.get(i)) {
+            Some(found) => *found,
+            None => self.entry.field_at(key),
+        }
+    }
+
+    /// [`Node::field`] of the entry.
+    #[inline(always)]
+    fn field(&self, key: &str) -> Option<&'n N> {
+        self.field_at(key).map(|(v, _)| v)
+    }
+}
+
 /// Records where the values of one entry's fields start, for fields the body has.
 pub(crate) struct ValueOffsets<'n, N: Node> {
     pub entry: &'n N,
     pub out: Offsets,
+    /// The entry's fields, when [`server_body_at`] has looked them up already.
+    known: Option<&'n Known<'n, N>>,
 }
 
 impl<'n, N: Node> ValueOffsets<'n, N> {
@@ -425,6 +551,15 @@ impl<'n, N: Node> ValueOffsets<'n, N> {
         ValueOffsets {
             entry,
             out: Vec::new(),
+            known: None,
+        }
+    }
+
+    /// The member `key` of the entry (the last copy).
+    fn lookup(&self, key: &str) -> Option<(&'n N, usize)> {
+        match self.known {
+            Some(known) => known.field_at(key),
+            None => self.entry.field_at(key),
         }
     }
 
@@ -433,7 +568,7 @@ impl<'n, N: Node> ValueOffsets<'n, N> {
         if !has {
             return;
         }
-        if let Some((v, at)) = self.entry.field_at(key) {
+        if let Some((v, at)) = self.lookup(key) {
             if !v.is_null() {
                 self.out.push((field, at));
             }
@@ -443,10 +578,11 @@ impl<'n, N: Node> ValueOffsets<'n, N> {
     /// Each item of the list `key`, the `n`-th as `field(n - skip)` (items before
     /// `skip` are not recorded: OpenCode's program is item 0 of `command`).
     pub(crate) fn list(&mut self, key: &str, skip: usize, field: fn(u32) -> FieldRef) {
-        let Some(items) = present(self.entry.field(key)).and_then(Node::items_at) else {
+        let Some(items) = present(self.lookup(key).map(|(v, _)| v)).and_then(Node::items_at) else {
             return;
         };
-        for (i, (_, at)) in items.into_iter().enumerate().skip(skip) {
+        self.out.reserve(items.len().saturating_sub(skip));
+        for (i, (_, at)) in items.enumerate().skip(skip) {
             self.out.push((field(index(i - skip)), at));
         }
     }
@@ -457,23 +593,29 @@ impl<'n, N: Node> ValueOffsets<'n, N> {
         if kept.is_empty() {
             return;
         }
-        let Some(entries) = present(self.entry.field(key)).and_then(Node::entries_at) else {
+        let Some(map) = present(self.lookup(key).map(|(v, _)| v)) else {
+            return;
+        };
+        let Some(entries) = map.entries_at() else {
             return;
         };
         // An entry's map has a handful of pairs: search them from the end (the last
         // copy) without building a table; a long one goes through a table.
         if entries.len() <= 16 {
             for (i, (k, _)) in kept.iter().enumerate() {
-                if let Some((_, _, at)) = entries.iter().rev().find(|(n, _, _)| *n == k.as_str()) {
-                    self.out.push((field(index(i)), *at));
+                let last = map
+                    .entries_at()
+                    .and_then(|mut e| e.rfind(|(n, _, _)| *n == k.as_str()));
+                if let Some((_, _, at)) = last {
+                    self.out.push((field(index(i)), at));
                 }
             }
             return;
         }
         let mut last: crate::hash::HashMap<&str, usize> =
             crate::hash::HashMap::with_capacity(entries.len());
-        for (k, _, at) in &entries {
-            last.insert(k, *at);
+        for (k, _, at) in entries {
+            last.insert(k, at);
         }
         for (i, (k, _)) in kept.iter().enumerate() {
             if let Some(&at) = last.get(k.as_str()) {
@@ -494,8 +636,20 @@ impl<'n, N: Node> ValueOffsets<'n, N> {
 /// of its values starts. Every field any client reads is kept as written;
 /// `crate::reading` decides, per client, which of them make the launch.
 pub(crate) fn server_body_at<N: Node>(entry: &N, d: Dialect) -> Result<Located, String> {
-    let body = typed_body(entry, d)?;
-    let mut at = ValueOffsets::new(entry);
+    if !entry.is_map() {
+        return Err(format!(
+            "server entry must be {} (it is {})",
+            d.map_kind(),
+            entry.kind()
+        ));
+    }
+    let known = Known::of(entry, d);
+    let body = typed_body(entry, &known, d, true)?;
+    let mut at = ValueOffsets {
+        entry,
+        out: Vec::new(),
+        known: Some(&known),
+    };
     at.scalar("command", FieldRef::Command, body.command.is_some());
     at.list("args", 0, FieldRef::Arg);
     at.scalar("url", FieldRef::Url, body.url.is_some());
@@ -578,54 +732,128 @@ fn tool_approval_offsets<N: Node>(entry: &N, at: &mut ValueOffsets<'_, N>) {
     }
 }
 
-fn typed_body<N: Node>(entry: &N, d: Dialect) -> Result<ServerBody, String> {
-    if !entry.is_map() {
-        return Err(format!(
-            "server entry must be {} (it is {})",
-            d.map_kind(),
-            entry.kind()
-        ));
-    }
+/// The keys of a JSON entry's extra record ([`ServerExtra`]).
+const JSON_EXTRA_KEYS: [&str; 10] = [
+    "cwd",
+    "transport",
+    "serverUrl",
+    "httpUrl",
+    "headersHelper",
+    "disabled",
+    "enabled",
+    "autoApprove",
+    "alwaysAllow",
+    "trust",
+];
+
+/// The typed body of a map `entry` whose fields are `known`. `shortcut`: take the
+/// way out for an entry without extra fields (off only in the test that holds
+/// the shortcut to the full reading).
+fn typed_body<N: Node>(
+    entry: &N,
+    known: &Known<'_, N>,
+    d: Dialect,
+    shortcut: bool,
+) -> Result<ServerBody, String> {
+    let string = |key: &str| string_value(known.field(key), key);
+    let boolean = |key: &str| bool_value(known.field(key), key);
+    let list = |key: &str| list_value(known.field(key), key);
     let mut repeated: Vec<String> = entry.repeated_keys().into_iter().map(excerpt).collect();
     let mut body = ServerBody {
-        command: string_field(entry, "command")?,
+        command: string("command")?,
         ..ServerBody::default()
     };
-    body.args = string_list(entry, "args")?.unwrap_or_default();
-    body.url = string_field(entry, "url")?;
-    body.env = map_field(entry, "env", d, &mut repeated)?;
-    body.headers = map_field(entry, d.headers_key(), d, &mut repeated)?;
+    body.args = list("args")?.unwrap_or_default();
+    body.url = string("url")?;
+    body.env = map_value(known.field("env"), "env", d, &mut repeated)?;
+    let headers = d.headers_key();
+    body.headers = map_value(known.field(headers), headers, d, &mut repeated)?;
+    // Most JSON entries write none of the extra fields and repeat no key: then
+    // the only field left is `type` (which sits between them in the order the
+    // fields are checked, and an absent field cannot fail), and the extra record
+    // stays empty, without building one to find out.
+    if shortcut
+        && d == Dialect::Json
+        && repeated.is_empty()
+        && JSON_EXTRA_KEYS.iter().all(|k| known.field(k).is_none())
+    {
+        body.transport = string("type")?;
+        return Ok(body);
+    }
     let mut extra = ServerExtra {
-        cwd: string_field(entry, "cwd")?,
+        cwd: string("cwd")?,
         ..ServerExtra::default()
     };
     match d {
         Dialect::Json => {
-            body.transport = string_field(entry, "type")?;
-            extra.transport_key = string_field(entry, "transport")?;
-            extra.server_url = string_field(entry, "serverUrl")?;
-            extra.http_url = string_field(entry, "httpUrl")?;
-            extra.headers_helper = string_field(entry, "headersHelper")?;
-            extra.disabled = bool_field(entry, "disabled")?;
-            extra.enabled = bool_field(entry, "enabled")?;
-            extra.auto_approve = string_list(entry, "autoApprove")?.unwrap_or_default();
-            extra.always_allow = string_list(entry, "alwaysAllow")?.unwrap_or_default();
-            extra.trust = bool_field(entry, "trust")?;
+            body.transport = string("type")?;
+            extra.transport_key = string("transport")?;
+            extra.server_url = string("serverUrl")?;
+            extra.http_url = string("httpUrl")?;
+            extra.headers_helper = string("headersHelper")?;
+            extra.disabled = boolean("disabled")?;
+            extra.enabled = boolean("enabled")?;
+            extra.auto_approve = list("autoApprove")?.unwrap_or_default();
+            extra.always_allow = list("alwaysAllow")?.unwrap_or_default();
+            extra.trust = boolean("trust")?;
         }
         Dialect::Toml => {
-            extra.bearer_token_env_var = string_field(entry, "bearer_token_env_var")?;
-            extra.bearer_token = string_field(entry, "bearer_token")?;
-            extra.env_http_headers = map_field(entry, "env_http_headers", d, &mut repeated)?;
-            extra.enabled = bool_field(entry, "enabled")?;
+            extra.bearer_token_env_var = string("bearer_token_env_var")?;
+            extra.bearer_token = string("bearer_token")?;
+            let key = "env_http_headers";
+            extra.env_http_headers = map_value(known.field(key), key, d, &mut repeated)?;
+            extra.enabled = boolean("enabled")?;
             extra.env_vars = env_vars(entry)?;
             extra.tool_approvals = tool_approvals(entry)?;
         }
     }
     extra.repeated_keys = repeated;
-    if extra != ServerExtra::default() {
+    // Nearly every entry's extra record is empty: it is kept only when it is not.
+    if !no_extra(&extra) {
         body.extra = vec![extra];
     }
     Ok(body)
+}
+
+/// Whether `x` holds nothing (`ServerExtra::default()`), field by field: nearly
+/// every entry's is empty, and building a default to compare it with cost more
+/// than the test. Naming every field makes a new one a compile error here.
+fn no_extra(x: &ServerExtra) -> bool {
+    let ServerExtra {
+        server_url,
+        http_url,
+        transport_key,
+        env_vars,
+        cwd,
+        headers_helper,
+        bearer_token_env_var,
+        bearer_token,
+        env_http_headers,
+        disabled,
+        enabled,
+        auto_approve,
+        always_allow,
+        trust,
+        tool_approvals,
+        repeated_keys,
+    } = x;
+    [
+        server_url,
+        http_url,
+        transport_key,
+        cwd,
+        headers_helper,
+        bearer_token_env_var,
+        bearer_token,
+    ]
+    .iter()
+    .all(|s| s.is_none())
+        && [disabled, enabled, trust].iter().all(|b| b.is_none())
+        && [env_vars, auto_approve, always_allow, repeated_keys]
+            .iter()
+            .all(|v| v.is_empty())
+        && env_http_headers.is_empty()
+        && tool_approvals.is_empty()
 }
 
 /// A server found in a document, before positions are resolved.
@@ -709,7 +937,7 @@ impl PendingSection {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         matches!(&self.servers, Ok(found) if found.is_empty())
             && self.settings.is_empty()
             && self.settings_problems.is_empty()
@@ -746,8 +974,18 @@ pub(crate) fn checked_name(
     offset: usize,
     what: &str,
 ) -> Result<String, LoadError> {
+    checked_name_at(name, || line_col(text, offset), what)
+}
+
+/// [`checked_name`] with the name's position from `at`, asked only when the name
+/// is refused.
+pub(crate) fn checked_name_at(
+    name: &str,
+    at: impl FnOnce() -> (u32, u32),
+    what: &str,
+) -> Result<String, LoadError> {
     if name.len() > MAX_STRING_BYTES {
-        let (line, col) = line_col(text, offset);
+        let (line, col) = at();
         return Err(shape(format!(
             "{what} at line {line} column {col} is longer than {MAX_STRING_BYTES} bytes"
         )));
@@ -823,27 +1061,52 @@ pub(crate) fn entries_of(
     Ok(())
 }
 
+/// What the union rules read and mark of an entry, before or after its positions
+/// are resolved: the tree reader's [`Found`] and the streamed `~/.claude.json`
+/// reader's finished [`ServerEntry`] go through the same rules (`claude.rs`).
+pub(crate) trait Declared {
+    fn name(&self) -> &str;
+    fn twin_mut(&mut self) -> &mut Option<Twin>;
+}
+
+impl Declared for Found {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn twin_mut(&mut self) -> &mut Option<Twin> {
+        &mut self.twin
+    }
+}
+
+impl Declared for ServerEntry {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn twin_mut(&mut self) -> &mut Option<Twin> {
+        &mut self.twin
+    }
+}
+
 /// Mark entries of an earlier copy of a repeated key (clients read the last).
-fn flag_earlier_copy(found: &mut [Found]) {
+pub(crate) fn flag_earlier_copy<T: Declared>(found: &mut [T]) {
     for f in found {
-        f.twin.get_or_insert(Twin::EarlierCopy);
+        f.twin_mut().get_or_insert(Twin::EarlierCopy);
     }
 }
 
 /// Mark every copy of a name that occurs more than once.
-pub(crate) fn flag_repeated_names(found: &mut [Found]) {
-    let repeated: crate::hash::HashSet<String> = repeated(found.len(), |i| {
-        found.get(i).map_or("", |f| f.name.as_str())
-    })
-    .into_iter()
-    .map(str::to_string)
-    .collect();
+pub(crate) fn flag_repeated_names<T: Declared>(found: &mut [T]) {
+    let repeated: crate::hash::HashSet<String> =
+        repeated(found.len(), |i| found.get(i).map_or("", |f| f.name()))
+            .into_iter()
+            .map(str::to_string)
+            .collect();
     if repeated.is_empty() {
         return;
     }
     for f in found.iter_mut() {
-        if repeated.contains(&f.name) {
-            f.twin = Some(Twin::DuplicateName);
+        if repeated.contains(f.name()) {
+            *f.twin_mut() = Some(Twin::DuplicateName);
         }
     }
 }
@@ -891,44 +1154,54 @@ pub(crate) fn union_of(
     }
     let mut servers = Vec::new();
     entries_of(text, vsc, ServerMap::Servers, json_body, &mut servers)?;
-    // The last copy of each `mcpServers` name, for the both-maps comparison.
     let mcp_members: Vec<&Member<'_>> = mcp.iter().flat_map(|m| m.iter()).collect();
-    let mut by_name: Vec<(&str, usize)> = mcp_members
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.key.as_ref(), i))
-        .collect();
-    // Stable: among equal names the last index sorts last.
-    by_name.sort_by(|a, b| a.0.cmp(b.0));
     let vsc_members: Vec<&Member<'_>> = vsc.iter().flat_map(|m| m.iter()).collect();
-    for (entry, member) in servers.into_iter().zip(vsc_members) {
-        let lo = by_name.partition_point(|(n, _)| *n < member.key.as_ref());
-        let hi = by_name.partition_point(|(n, _)| *n <= member.key.as_ref());
+    Ok(merge_maps(found, servers, |i, j| {
+        match (mcp_members.get(i), vsc_members.get(j)) {
+            (Some(a), Some(b)) => same_value(&a.value, &b.value),
+            _ => false,
+        }
+    }))
+}
+
+/// The both-maps rule over the entries of every `mcpServers` copy (`found`, file
+/// order) and of every `servers` copy (`servers`): each `servers` entry is appended
+/// unless it is the single twin of a `mcpServers` entry of the same name and `same`
+/// (the `mcpServers` entry's index, the `servers` entry's index) says their bodies
+/// are structurally equal; otherwise both sides of a shared name are flagged
+/// [`Twin::BothMaps`] (unless already flagged).
+pub(crate) fn merge_maps<T: Declared>(
+    mut found: Vec<T>,
+    servers: Vec<T>,
+    mut same: impl FnMut(usize, usize) -> bool,
+) -> Vec<T> {
+    // The `mcpServers` entries by name; stable, so among equal names the last
+    // index sorts last (the copy clients read, for the comparison).
+    let mut by_name: Vec<usize> = (0..found.len()).collect();
+    by_name.sort_by(|&a, &b| name_of(&found, a).cmp(name_of(&found, b)));
+    for (j, mut entry) in servers.into_iter().enumerate() {
+        let lo = by_name.partition_point(|&i| name_of(&found, i) < entry.name());
+        let hi = by_name.partition_point(|&i| name_of(&found, i) <= entry.name());
         let twins = by_name.get(lo..hi).unwrap_or_default();
-        let mut entry = entry;
-        if let Some(&(_, last)) = twins.last() {
-            let single = twins.len() == 1 && entry.twin.is_none();
-            if single
-                && mcp_members
-                    .get(last)
-                    .is_some_and(|other| same_value(&other.value, &member.value))
-            {
+        if let Some(&last) = twins.last() {
+            let single = twins.len() == 1 && entry.twin_mut().is_none();
+            if single && same(last, j) {
                 continue;
             }
-            if entry.twin.is_none() {
-                entry.twin = Some(Twin::BothMaps);
-            }
-            for &(_, i) in twins {
+            entry.twin_mut().get_or_insert(Twin::BothMaps);
+            for &i in twins {
                 if let Some(f) = found.get_mut(i) {
-                    if f.twin.is_none() {
-                        f.twin = Some(Twin::BothMaps);
-                    }
+                    f.twin_mut().get_or_insert(Twin::BothMaps);
                 }
             }
         }
         found.push(entry);
     }
-    Ok(found)
+    found
+}
+
+fn name_of<T: Declared>(found: &[T], i: usize) -> &str {
+    found.get(i).map_or("", |f| f.name())
 }
 
 /// VS Code builds its objects by assignment, so a `__proto__` key sets an object's
@@ -1127,34 +1400,15 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
                 }
             })
             .collect();
-        let mut problems: Vec<String> = section
+        let problems: Vec<String> = section
             .settings_problems
             .into_iter()
-            .map(|p| {
-                let (line, column) = positions.next().unwrap_or((1, 1));
-                format!(
-                    "the setting {} at line {line} column {column} {}",
-                    excerpt(&p.key),
-                    p.reason
-                )
-            })
+            .map(|p| problem_message(&p, positions.next().unwrap_or((1, 1))))
             .collect();
-        if section.more_problems > 0 {
-            problems.push(format!("and {} more", section.more_problems));
-        }
-        let settings_error = (!problems.is_empty()).then(|| shape(problems.join("; ")));
-        let error = match (error, settings_error) {
-            (Some(e), None) | (None, Some(e)) => Some(e),
-            (None, None) => None,
-            (Some(e), Some(s)) => Some(LoadError {
-                message: super::clients::joined(&e.message, &s.message),
-                ..e
-            }),
-        };
         out.push(Section {
             project: section.project,
             servers,
-            error,
+            error: section_error(error, problems, section.more_problems),
             settings,
         });
     }
@@ -1162,4 +1416,167 @@ pub(crate) fn finish(text: &str, sections: Vec<PendingSection>) -> Result<Parsed
         sections: out,
         continues_parts: false,
     })
+}
+
+/// How a malformed setting at (`line`, `column`) is reported in its section's error.
+pub(crate) fn problem_message(p: &SettingProblem, (line, column): (u32, u32)) -> String {
+    format!(
+        "the setting {} at line {line} column {column} {}",
+        excerpt(&p.key),
+        p.reason
+    )
+}
+
+/// A section's error: the one confined to its servers (`error`), joined with its
+/// malformed settings (`problems`, and `more` not listed), if any.
+pub(crate) fn section_error(
+    error: Option<LoadError>,
+    mut problems: Vec<String>,
+    more: usize,
+) -> Option<LoadError> {
+    if more > 0 {
+        problems.push(format!("and {more} more"));
+    }
+    let settings_error = (!problems.is_empty()).then(|| shape(problems.join("; ")));
+    match (error, settings_error) {
+        (Some(e), None) | (None, Some(e)) => Some(e),
+        (None, None) => None,
+        (Some(e), Some(s)) => Some(LoadError {
+            message: super::clients::joined(&e.message, &s.message),
+            ..e
+        }),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::child::json::{parse, Options, Select};
+
+    /// One pass over a JSON entry's members finds, for every key, the member a
+    /// search from the end finds (the last copy), and nothing for a key it lacks;
+    /// over entries with repeated, escaped, unknown and near-miss keys.
+    #[test]
+    fn no_extra_is_the_default() {
+        assert!(no_extra(&ServerExtra::default()));
+        let set: [fn(&mut ServerExtra); 16] = [
+            |x| x.server_url = Some(String::new()),
+            |x| x.http_url = Some(String::new()),
+            |x| x.transport_key = Some(String::new()),
+            |x| x.env_vars = vec![String::new()],
+            |x| x.cwd = Some(String::new()),
+            |x| x.headers_helper = Some(String::new()),
+            |x| x.bearer_token_env_var = Some(String::new()),
+            |x| x.bearer_token = Some(String::new()),
+            |x| x.env_http_headers = vec![(String::new(), String::new())],
+            |x| x.disabled = Some(false),
+            |x| x.enabled = Some(false),
+            |x| x.auto_approve = vec![String::new()],
+            |x| x.always_allow = vec![String::new()],
+            |x| x.trust = Some(false),
+            |x| x.tool_approvals = vec![(String::new(), String::new())],
+            |x| x.repeated_keys = vec![String::new()],
+        ];
+        for f in set {
+            let mut x = ServerExtra::default();
+            f(&mut x);
+            assert_ne!(x, ServerExtra::default());
+            assert!(!no_extra(&x));
+        }
+    }
+
+    /// The shortcut for an entry without extra fields gives the full reading's
+    /// body (or error) on entries of every known key, valid, wrong-typed or null.
+    #[test]
+    fn the_no_extra_shortcut_reads_as_the_full_body() {
+        let values = [
+            "\"s\"",
+            "1",
+            "null",
+            "true",
+            "[\"a\", 2]",
+            "[]",
+            "{\"K\": \"v\"}",
+            "{\"K\": 1}",
+        ];
+        let pieces: Vec<String> = KNOWN_KEYS
+            .iter()
+            .chain(&["x", "K"])
+            .flat_map(|k| values.iter().map(move |v| format!("\"{k}\": {v},")))
+            .collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let mut generated = crate::test_gen::Generated::new(0x5407_c075_0000_0001);
+        let opts = Options {
+            jsonc: true,
+            trailing_commas: true,
+            cr_ends_line_comment: true,
+            max_depth: 128,
+            select: Select::All,
+            keep_duplicates: true,
+            refuse_skipped_duplicates: true,
+        };
+        for _ in 0..20_000 {
+            let text = format!("{{{}}}", generated.text(&pieces, 6));
+            let entry = parse(&text, 0, opts).unwrap();
+            let known = Known::of(&entry, Dialect::Json);
+            assert_eq!(
+                typed_body(&entry, &known, Dialect::Json, true),
+                typed_body(&entry, &known, Dialect::Json, false),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn known_fields_are_the_members_field_at_finds() {
+        let keys: Vec<&str> = KNOWN_KEYS
+            .iter()
+            .copied()
+            .chain([
+                "",
+                "Command",
+                "commands",
+                "x",
+                "\\u0063ommand",
+                "env\\u0000",
+            ])
+            .collect();
+        let pieces: Vec<String> = keys
+            .iter()
+            .map(|k| format!("\"{k}\": 1,"))
+            .chain([
+                "\"args\": [\"a\"],".into(),
+                "\"env\": {\"K\": \"v\"},".into(),
+            ])
+            .collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let mut generated = crate::test_gen::Generated::new(0x4b6e_6f77_6e21);
+        let opts = Options {
+            jsonc: true,
+            trailing_commas: true,
+            cr_ends_line_comment: true,
+            max_depth: 128,
+            select: Select::All,
+            keep_duplicates: true,
+            refuse_skipped_duplicates: true,
+        };
+        for _ in 0..3000 {
+            let text = format!("{{{}}}", generated.text(&pieces, 40));
+            let entry = parse(&text, 0, opts).unwrap();
+            let known = Known::of(&entry, Dialect::Json);
+            for key in keys
+                .iter()
+                .map(|k| k.replace("\\u0063", "c").replace("\\u0000", "\0"))
+            {
+                let want = entry
+                    .field_at(&key)
+                    .map(|(v, at)| (v as *const Value<'_>, at));
+                let got = known
+                    .field_at(&key)
+                    .map(|(v, at)| (v as *const Value<'_>, at));
+                assert_eq!(got, want, "{text} {key:?}");
+            }
+        }
+    }
 }

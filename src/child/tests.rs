@@ -1352,6 +1352,406 @@ fn read_capped_refuses_instead_of_truncating() {
     assert!(e.message.contains("boom"));
 }
 
+// --- the streamed ~/.claude.json reader against the tree reader -----------------------
+
+/// Generated `~/.claude.json` files: the shapes the two readers could disagree on
+/// (repeated maps, names, projects and settings; both maps with equal and different
+/// bodies; every kind of wrong value where a map, an entry, a field or `projects`
+/// belongs; escapes, wide characters, CR, CRLF, a BOM, over-long names, deep
+/// nesting, comments and trailing commas), each also cut short and mutated.
+struct ClaudeGen(u64);
+
+impl ClaudeGen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    fn pick<'s>(&mut self, from: &[&'s str]) -> &'s str {
+        from[self.below(from.len())]
+    }
+
+    fn ws(&mut self) -> &'static str {
+        self.pick(&["", "", " ", "\n", "\r\n", "\r", "\t", " \r\n\t "])
+    }
+
+    fn key(&mut self, names: &[&str]) -> String {
+        self.key_or_long(names, 300)
+    }
+
+    /// A key from `names`, or one in `long` an over-long one.
+    fn key_or_long(&mut self, names: &[&str], long: usize) -> String {
+        if self.one_in(long) {
+            return format!("\"{}\"", "k".repeat(MAX_STRING_BYTES + 1));
+        }
+        format!("\"{}\"", self.pick(names))
+    }
+
+    fn object(&mut self, members: Vec<String>) -> String {
+        let mut s = String::from("{");
+        for (i, m) in members.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(self.ws());
+            s.push_str(m);
+            s.push_str(self.ws());
+        }
+        if !members.is_empty() && self.one_in(600) {
+            s.push(',');
+        }
+        if self.one_in(600) {
+            s.push_str("/* c */");
+        }
+        s.push('}');
+        s
+    }
+
+    fn member(&mut self, key: String, value: String) -> String {
+        format!("{key}{}:{}{value}", self.ws(), self.ws())
+    }
+
+    fn scalar(&mut self) -> String {
+        self.pick(&[
+            "null",
+            "true",
+            "false",
+            "0",
+            "-1.5e3",
+            "1e999",
+            "\"s\"",
+            "\"\\u00e9\\ud83d\\ude00\"",
+            "\"é😀\u{2028}\"",
+            "\"a\\\"b\\\\c\\/\\n\"",
+            "\"\"",
+            "[]",
+            "{}",
+        ])
+        .to_string()
+    }
+
+    /// Any value, up to `depth` levels, with repeated keys now and then.
+    fn value(&mut self, depth: usize) -> String {
+        if depth == 0 || self.one_in(3) {
+            return self.scalar();
+        }
+        if self.one_in(2) {
+            let items: Vec<String> = (0..self.below(4)).map(|_| self.value(depth - 1)).collect();
+            return format!("[{}]", items.join(","));
+        }
+        let members = (0..self.below(4))
+            .map(|_| {
+                let k = self.key(&["a", "b", "c", "d", "e", "f", "\\u0061", "command", "url"]);
+                let v = self.value(depth - 1);
+                self.member(k, v)
+            })
+            .collect();
+        self.object(members)
+    }
+
+    fn strings(&mut self) -> String {
+        let items: Vec<String> = (0..self.below(4))
+            .map(|_| {
+                if self.one_in(12) {
+                    self.scalar()
+                } else {
+                    format!(
+                        "\"{}\"",
+                        self.pick(&["-y", "pkg@1", "é", "\\t", "${T}", ""])
+                    )
+                }
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    }
+
+    fn string_map(&mut self) -> String {
+        let members = (0..self.below(4))
+            .map(|_| {
+                let k = self.key(&["K", "L", "\\u004b", "Authorization"]);
+                let v = if self.one_in(12) {
+                    self.scalar()
+                } else {
+                    "\"v\"".to_string()
+                };
+                self.member(k, v)
+            })
+            .collect();
+        self.object(members)
+    }
+
+    fn entry(&mut self) -> String {
+        if self.one_in(12) {
+            return self.value(2);
+        }
+        let members = (0..self.below(6))
+            .map(|_| {
+                let field = self.pick(&[
+                    "command",
+                    "args",
+                    "env",
+                    "url",
+                    "headers",
+                    "type",
+                    "transport",
+                    "serverUrl",
+                    "httpUrl",
+                    "headersHelper",
+                    "disabled",
+                    "enabled",
+                    "autoApprove",
+                    "alwaysAllow",
+                    "trust",
+                    "cwd",
+                    "timeout",
+                ]);
+                let value = match (field, self.below(10)) {
+                    (_, 0) => self.value(2),
+                    ("args" | "autoApprove" | "alwaysAllow", _) => self.strings(),
+                    ("env" | "headers", _) => self.string_map(),
+                    ("disabled" | "enabled" | "trust", _) => self.pick(&["true", "false"]).into(),
+                    _ => format!(
+                        "\"{}\"",
+                        self.pick(&["npx", "http", "https://h/", "é😀", "a\\u0000b"])
+                    ),
+                };
+                self.member(format!("\"{field}\""), value)
+            })
+            .collect();
+        self.object(members)
+    }
+
+    /// A server map's value (mostly an object of entries).
+    fn map(&mut self) -> String {
+        if self.one_in(10) {
+            return self
+                .pick(&["null", "\"x\"", "[{\"a\": 1, \"a\": 2}]", "1", "[]"])
+                .into();
+        }
+        let members = (0..self.below(5))
+            .map(|_| {
+                let k = self.key_or_long(&["gh", "db", "\\u0067h", "é", ""], 40);
+                let v = self.entry();
+                self.member(k, v)
+            })
+            .collect();
+        self.object(members)
+    }
+
+    fn project(&mut self) -> String {
+        if self.one_in(10) {
+            return self.scalar();
+        }
+        let members = (0..self.below(6))
+            .map(|_| {
+                let key = self.pick(&[
+                    "mcpServers",
+                    "servers",
+                    "mcpServers",
+                    "history",
+                    "enabledMcpjsonServers",
+                    "disabledMcpjsonServers",
+                    "enableAllProjectMcpServers",
+                    "disabledMcpServers",
+                    "allowedTools",
+                ]);
+                let value = match key {
+                    "mcpServers" | "servers" => self.map(),
+                    "enableAllProjectMcpServers" if !self.one_in(5) => {
+                        self.pick(&["true", "false"]).into()
+                    }
+                    k if k.ends_with("Servers") && !self.one_in(5) => self.strings(),
+                    _ => self.value(3),
+                };
+                self.member(format!("\"{key}\""), value)
+            })
+            .collect();
+        self.object(members)
+    }
+
+    fn file(&mut self) -> Vec<u8> {
+        let mut out = String::new();
+        if self.one_in(20) {
+            out.push('\u{feff}');
+        }
+        out.push_str(self.ws());
+        if self.one_in(25) {
+            out.push_str(&self.value(2));
+            return out.into_bytes();
+        }
+        let members = (0..self.below(6))
+            .map(|_| {
+                let key = self.pick(&[
+                    "mcpServers",
+                    "servers",
+                    "projects",
+                    "projects",
+                    "numStartups",
+                    "enableAllProjectMcpServers",
+                ]);
+                let value = match key {
+                    "mcpServers" | "servers" => self.map(),
+                    "projects" if self.one_in(10) => self.scalar(),
+                    "projects" => {
+                        let members = (0..self.below(5))
+                            .map(|_| {
+                                let k = self.key(&["/p", "/q", "/\\u0070", "C:\\\\é"]);
+                                let v = self.project();
+                                self.member(k, v)
+                            })
+                            .collect();
+                        self.object(members)
+                    }
+                    _ => self.value(2),
+                };
+                self.member(format!("\"{key}\""), value)
+            })
+            .collect();
+        out.push_str(&self.object(members));
+        out.push_str(self.ws());
+        let mut bytes = out.into_bytes();
+        if self.one_in(40) {
+            let at = self.below(bytes.len());
+            bytes.insert(at, 0xff);
+        }
+        bytes
+    }
+}
+
+fn same_as_the_tree_reader(bytes: &[u8]) {
+    let streamed = parse_file(CLAUDE, bytes);
+    let tree = super::claude_json_by_tree(bytes);
+    assert_eq!(
+        streamed,
+        tree,
+        "{:?}",
+        String::from_utf8_lossy(&bytes[..bytes.len().min(2_000)])
+    );
+}
+
+#[test]
+fn claude_json_streamed_reader_answers_as_the_tree_reader() {
+    let mut g = ClaudeGen(0x0c1a_0de5_7ea3_11ed);
+    for _ in 0..6_000 {
+        let file = g.file();
+        same_as_the_tree_reader(&file);
+        // Cut short, and with a byte changed: the errors must agree too.
+        let cut = g.below(file.len() + 1);
+        same_as_the_tree_reader(&file[..cut]);
+        let mut changed = file.clone();
+        if !changed.is_empty() {
+            let at = g.below(changed.len());
+            changed[at] = *b"{}[],:\"\\ 0nx\n".get(g.below(14)).unwrap_or(&b'x');
+            same_as_the_tree_reader(&changed);
+        }
+    }
+}
+
+#[test]
+fn claude_json_streamed_reader_agrees_on_large_and_hostile_files() {
+    // Many entries, many projects, names repeated across and within maps, both
+    // maps with equal and different bodies.
+    let mut s = String::from("{\"mcpServers\": {");
+    for i in 0..3_000 {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"s{}\": {{\"command\": \"npx\", \"args\": [\"-y\", \"p{i}\"], \"env\": {{\"K\": \"{i}\"}}}}",
+            i % 1_000
+        ));
+    }
+    s.push_str("}, \"servers\": {");
+    for i in 0..2_000 {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"s{i}\": {{\"args\": [\"-y\", \"p{i}\"], \"command\": \"npx\", \"env\": {{\"K\": \"{i}\"}}}}"
+        ));
+    }
+    s.push_str("}, \"projects\": {");
+    for p in 0..2_000 {
+        if p > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            "\"/p{}\": {{\"history\": [{{\"display\": \"é😀\\n\"}}], \"mcpServers\": {{\"x\": {{\"url\": \"https://{p}\"}}}}, \"servers\": {{\"x\": {{\"url\": \"https://{p}\"}}}}, \"enabledMcpjsonServers\": [\"x\"]}}",
+            p % 1_500
+        ));
+    }
+    s.push_str("}}");
+    same_as_the_tree_reader(s.as_bytes());
+    same_as_the_tree_reader(s.replace(", ", ",\r\n\t").as_bytes());
+    same_as_the_tree_reader(format!("\u{feff}{s}").as_bytes());
+    // 60,000 empty entries of one repeated name; one entry of 60,000 arguments.
+    let many = format!(
+        "{{\"mcpServers\": {{{}}}}}",
+        vec!["\"a\":{}"; 60_000].join(",")
+    );
+    same_as_the_tree_reader(many.as_bytes());
+    let args = format!(
+        "{{\"mcpServers\": {{\"a\": {{\"args\": [{}]}}}}}}",
+        vec!["\"\""; 60_000].join(",")
+    );
+    same_as_the_tree_reader(args.as_bytes());
+    // Deep nesting inside an entry and inside a skipped part, past the bound and
+    // far past it (the parser is iterative: no stack is at risk).
+    for n in [127, 128, 129, 200_000] {
+        for at in [
+            "{\"mcpServers\": {\"a\": {\"x\": %}}}",
+            "{\"projects\": {\"/p\": {\"history\": %}}}",
+            "{\"projects\": {\"/p\": {\"mcpServers\": {\"a\": %}}}}",
+        ] {
+            let deep = at.replace('%', &format!("{}{}", "[".repeat(n), "]".repeat(n)));
+            same_as_the_tree_reader(deep.as_bytes());
+        }
+    }
+    // Over-long names and wrong maps in every order of maps and of the file: the
+    // section's error is chosen by the maps' order (mcpServers, then servers; map
+    // errors before names), not by where they are written.
+    let long = |c: char| c.to_string().repeat(MAX_STRING_BYTES + 1);
+    let (l1, l2) = (long('a'), long('b'));
+    let pieces = [
+        format!("\"mcpServers\": {{\"ok\": {{}}, \"{l1}\": {{}}}}"),
+        format!("\"servers\": {{\"{l2}\": {{}}, \"ok\": {{}}}}"),
+        "\"mcpServers\": 1".to_string(),
+        "\"servers\": \"x\"".to_string(),
+        "\"mcpServers\": {\"fine\": {\"command\": \"c\"}}".to_string(),
+    ];
+    for a in &pieces {
+        for b in &pieces {
+            for c in &pieces {
+                let members = format!("{a}, {b}, {c}");
+                same_as_the_tree_reader(format!("{{{members}}}").as_bytes());
+                same_as_the_tree_reader(
+                    format!("{{\"projects\": {{\"/p\": {{{members}}}}}}}").as_bytes(),
+                );
+            }
+        }
+    }
+    // A huge string where a name, a value and skipped text sit.
+    let huge = "é".repeat(MAX_STRING_BYTES);
+    for doc in [
+        format!("{{\"mcpServers\": {{\"{huge}\": {{}}}}}}"),
+        format!("{{\"mcpServers\": {{\"a\": {{\"command\": \"{huge}\"}}}}}}"),
+        format!("{{\"projects\": {{\"{huge}\": {{\"mcpServers\": {{\"a\": {{}}}}}}}}}}"),
+        format!("{{\"x\": \"{huge}\", \"mcpServers\": {{\"a\": {{\"command\": \"c\"}}}}}}"),
+    ] {
+        same_as_the_tree_reader(doc.as_bytes());
+    }
+}
+
 // --- totality ------------------------------------------------------------------------
 
 /// A small deterministic fuzz: every prefix and many single-byte mutations of some

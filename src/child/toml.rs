@@ -45,23 +45,19 @@ impl Node for DeValue<'_> {
     fn is_map(&self) -> bool {
         matches!(self, DeValue::Table(_))
     }
-    fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
+    fn items_at(&self) -> Option<impl ExactSizeIterator<Item = (&Self, usize)>> {
         match self {
-            DeValue::Array(items) => Some(
-                items
-                    .iter()
-                    .map(|i| (i.get_ref(), i.span().start))
-                    .collect(),
-            ),
+            DeValue::Array(items) => Some(items.iter().map(|i| (i.get_ref(), i.span().start))),
             _ => None,
         }
     }
-    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>> {
+    fn entries_at(
+        &self,
+    ) -> Option<impl ExactSizeIterator<Item = (&str, &Self, usize)> + DoubleEndedIterator> {
         match self {
             DeValue::Table(t) => Some(
                 t.iter()
-                    .map(|(k, v)| (k.get_ref().as_ref(), v.get_ref(), v.span().start))
-                    .collect(),
+                    .map(|(k, v)| (k.get_ref().as_ref(), v.get_ref(), v.span().start)),
             ),
             _ => None,
         }

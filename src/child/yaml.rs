@@ -170,7 +170,7 @@ impl Node for YValue {
     fn is_map(&self) -> bool {
         matches!(self, YValue::Map(_))
     }
-    fn items_at(&self) -> Option<Vec<(&Self, usize)>> {
+    fn items_at(&self) -> Option<impl ExactSizeIterator<Item = (&Self, usize)>> {
         match self {
             YValue::Seq(items, offsets) => {
                 let offsets = offsets.as_deref().map_or(&[][..], Vec::as_slice);
@@ -178,20 +178,20 @@ impl Node for YValue {
                     items
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| (v.as_ref(), offsets.get(i).map_or(0, |&o| o as usize)))
-                        .collect(),
+                        .map(move |(i, v)| (v.as_ref(), offsets.get(i).map_or(0, |&o| o as usize))),
                 )
             }
             _ => None,
         }
     }
-    fn entries_at(&self) -> Option<Vec<(&str, &Self, usize)>> {
+    fn entries_at(
+        &self,
+    ) -> Option<impl ExactSizeIterator<Item = (&str, &Self, usize)> + DoubleEndedIterator> {
         match self {
             YValue::Map(members) => Some(
                 members
                     .iter()
-                    .map(|m| (m.key.as_str(), m.value.as_ref(), m.value_offset))
-                    .collect(),
+                    .map(|m| (m.key.as_str(), m.value.as_ref(), m.value_offset)),
             ),
             _ => None,
         }
