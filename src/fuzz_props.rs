@@ -215,6 +215,45 @@ pub fn json(data: &[u8]) {
         ),
     }
     drop(by_tree);
+    // Its project sections sent ahead one at a time (as the child sends them in
+    // batches) and put back together as the parent does: the same answer.
+    let mut sent: Vec<crate::protocol::Section> = Vec::new();
+    let answer = crate::child::parse_file_in_child(
+        FileFormat::ClaudeJson,
+        data,
+        false,
+        Some(crate::child::claude::SendAhead {
+            send: &mut |sections| {
+                sent.extend(sections);
+                Ok(())
+            },
+            batch: 1,
+        }),
+    );
+    let assembled = match answer {
+        ChildMessage::Config(Ok(mut config)) if config.continues_parts => {
+            let rest = config.sections.split_off(config.sections.len().min(1));
+            config.sections.extend(sent);
+            config.sections.extend(rest);
+            config.continues_parts = false;
+            Ok(config)
+        }
+        ChildMessage::Config(other) => other,
+        _ => panic!("claude.json: an answer of another kind"),
+    };
+    match (&claude, &assembled) {
+        (Ok(whole), Ok(assembled)) => assert_eq!(
+            whole, assembled,
+            "claude.json: the sections sent ahead and the answer are not the answer read whole"
+        ),
+        (Err(()), Err(e)) => assert_eq!(
+            parse_file(FileFormat::ClaudeJson, data),
+            ChildMessage::Config(Err(e.clone())),
+            "claude.json: sending sections ahead changes the error"
+        ),
+        _ => panic!("claude.json: sending sections ahead changes whether the file is read"),
+    }
+    drop(assembled);
     let workspace = config_props(FileFormat::McpJson, data);
     if let (Ok(plain), Ok(workspace)) = (&plain, &workspace) {
         // The flat reading only adds entries, after the maps' own.

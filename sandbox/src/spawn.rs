@@ -33,6 +33,11 @@ pub(crate) enum Role<'a> {
     Probe(&'a str),
 }
 
+/// The report pipe's buffer ([`spawn`]): the default `/proc/sys/fs/pipe-max-size`
+/// an unprivileged process may ask for.
+#[cfg(target_os = "linux")]
+const REPORT_PIPE_BYTES: i32 = 1 << 20;
+
 /// A started child and the parent's ends of its pipes.
 pub(crate) struct Spawned {
     pub(crate) child: Child,
@@ -70,6 +75,11 @@ pub(crate) fn spawn(role: Role<'_>, files: Vec<OwnedFd>) -> Result<Spawned, Sand
     };
     let (request_rd, request_wr) = pipe()?;
     let (report_rd, report_wr) = pipe()?;
+    // A report pipe that holds several answer parts: the child goes on parsing while
+    // the parent works on the part it received, instead of waiting in `write` for
+    // the parent to drain a 64 KiB pipe. Best effort: a smaller pipe only costs time.
+    #[cfg(target_os = "linux")]
+    let _ = fcntl(&report_rd, FcntlArg::F_SETPIPE_SZ(REPORT_PIPE_BYTES));
 
     let mut cmd = Command::new("/proc/self/exe");
     cmd.arg0("mcp-warden");

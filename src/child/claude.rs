@@ -58,13 +58,38 @@ use crate::protocol::{
     ClientSetting, FieldRef, LoadError, ParsedConfig, Section, ServerEntry, ServerMap, ValueAt,
 };
 
+/// Where project sections go ahead of the answer ([`read_sending`]), `batch` at a
+/// time: `send` takes a batch of sections, or gives it back when it cannot take it
+/// (the parser child's answer would not fit its share); then no more are offered.
+pub(crate) struct SendAhead<'s> {
+    pub send: &'s mut dyn FnMut(Vec<Section>) -> Result<(), Vec<Section>>,
+    pub batch: usize,
+}
+
+/// Project sections the parser child sends ahead of its answer at a time: a part
+/// is a few dozen KiB, so the parent starts on the first while the child is still
+/// early in a large file.
+pub(crate) const SECTIONS_AHEAD: usize = 256;
+
 /// Read `text` (from byte `start`, past a BOM) as `~/.claude.json` with the
 /// parser options `opts` (their `select` and `keep_duplicates` are this reader's):
 /// a syntax error, or the answer `servers::json_config` gives for the tree.
-pub(crate) fn read(
+///
+/// With `ahead`, each project section is offered to it as soon as its project ends,
+/// in batches, so the parser child can send them to the parent
+/// while it reads on (the parent collects them meanwhile). The answer then holds the
+/// top level and the sections not sent, and says so (`continues_parts`).
+///
+/// A section is final when its project ends unless the file later writes the same
+/// project again (the earlier copy is then flagged) or a second `projects` key (the
+/// earlier one is not read at all): Claude Code never writes either, and when one
+/// comes after a section was sent, the file is read again without sending anything
+/// ahead, and that whole answer voids what was sent (`continues_parts` false).
+pub(crate) fn read_sending(
     text: &str,
     start: usize,
     opts: Options,
+    ahead: Option<SendAhead<'_>>,
 ) -> Result<Result<ParsedConfig, LoadError>, SyntaxError> {
     let opts = Options {
         select: Select::ClaudeTop,
@@ -84,8 +109,22 @@ pub(crate) fn read(
         settings_at: Vec::new(),
         open_projects: Vec::new(),
         projects: Projects::Absent,
+        projects_read: false,
+        ahead: ahead.map(|to| Ahead {
+            send: to.send,
+            batch: to.batch.max(1),
+            ready: Vec::new(),
+            keys: crate::hash::HashSet::default(),
+            sent: false,
+            open: true,
+            void: false,
+        }),
     };
     let root = json::parse_into(text, start, opts, &mut reader)?;
+    if reader.ahead.as_ref().is_some_and(|a| a.void) {
+        drop(reader);
+        return read_sending(text, start, opts, None);
+    }
     Ok(reader.finish(&root))
 }
 
@@ -109,6 +148,28 @@ struct Reader<'a> {
     open_projects: Vec<Project<'a>>,
     /// The value of the last `projects` member read (clients read the last copy).
     projects: Projects<'a>,
+    /// A `projects` member has ended: what follows is a later copy.
+    projects_read: bool,
+    /// Sections sent ahead of the answer, when the caller takes them.
+    ahead: Option<Ahead<'a>>,
+}
+
+/// The state of the sections sent ahead ([`read_sending`]).
+struct Ahead<'s> {
+    send: &'s mut dyn FnMut(Vec<Section>) -> Result<(), Vec<Section>>,
+    batch: usize,
+    /// Sections of ended projects waiting for a full batch.
+    ready: Vec<Section>,
+    /// The keys of the projects whose sections were sent or are ready: written
+    /// again, the earlier copy would have to be flagged.
+    keys: crate::hash::HashSet<String>,
+    /// At least one batch was sent.
+    sent: bool,
+    /// Sections are still offered (until a batch is refused, a project cannot be
+    /// made a section on its own, or the first `projects` member ends).
+    open: bool,
+    /// What was sent may not be what the file says: read it again in full.
+    void: bool,
 }
 
 /// The last `projects` member.
@@ -286,7 +347,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A project ended: its section, as the tree reader builds it, except the
-    /// earlier-copy flag and the key check, which need the whole `projects` object.
+    /// earlier-copy flag and the key check, which need the whole `projects` object
+    /// (or, while sections are sent ahead, made now and sent: see [`read_sending`]).
     fn project_closed(&mut self, m: Emitted<'a>) {
         let scope = std::mem::take(&mut self.project);
         let settings = std::mem::take(&mut self.settings);
@@ -298,15 +360,57 @@ impl<'a> Reader<'a> {
             }),
             _ => None,
         };
-        self.open_projects.push(Project {
+        let project = Project {
             key: m.key,
             offset: m.offset,
             section,
-        });
+        };
+        let project = match self.ahead.as_mut() {
+            Some(ahead) if ahead.keys.contains(project.key.as_ref()) => {
+                // A project written again after its section went ahead.
+                ahead.void = true;
+                ahead.open = false;
+                project
+            }
+            Some(ahead) if ahead.open && !self.projects_read => {
+                match section_of(self.text, project, false) {
+                    // Nothing to send (no servers, no settings) and nothing to flag.
+                    Ok(None) => return,
+                    Ok(Some((key, section))) => {
+                        ahead.keys.insert(key);
+                        ahead.ready.push(section);
+                        if ahead.ready.len() >= ahead.batch {
+                            ahead.send_ready();
+                        }
+                        return;
+                    }
+                    // A key the answer refuses: the answer says so, and from
+                    // here on nothing more goes ahead.
+                    Err(refused) => {
+                        ahead.open = false;
+                        refused.project
+                    }
+                }
+            }
+            _ => project,
+        };
+        self.open_projects.push(project);
     }
 
     /// A `projects` member ended: it is the one clients read, until another follows.
     fn projects_closed(&mut self, value: &Value<'_>) {
+        if self.projects_read {
+            if let Some(ahead) = self
+                .ahead
+                .as_mut()
+                .filter(|a| a.sent || !a.ready.is_empty())
+            {
+                // A later copy replaces the one whose sections went ahead, or
+                // wait to: read the file again whole.
+                ahead.void = true;
+            }
+        }
+        self.projects_read = true;
         let members = std::mem::take(&mut self.open_projects);
         self.projects = match value {
             Value::Null => Projects::Absent,
@@ -333,6 +437,15 @@ impl<'a> Reader<'a> {
             error,
             settings: Vec::new(),
         }];
+        // Sections of the projects read while sections went ahead, not sent: they
+        // come before the projects read after.
+        let continues_parts = match self.ahead {
+            Some(ahead) => {
+                sections.extend(ahead.ready);
+                ahead.sent
+            }
+            None => false,
+        };
         let projects = match self.projects {
             Projects::Absent => Vec::new(),
             Projects::Map(members) => members,
@@ -359,45 +472,95 @@ impl<'a> Reader<'a> {
             .collect();
         drop(last_copy);
         for (p, earlier) in projects.into_iter().zip(earlier) {
-            let Some(Ready {
-                mut servers,
-                settings,
-            }) = p.section
-            else {
-                continue;
-            };
-            if earlier {
-                if let Ok(found) = &mut servers {
-                    flag_earlier_copy(found);
-                }
+            match section_of(self.text, p, earlier) {
+                Ok(Some((_, section))) => sections.push(section),
+                Ok(None) => {}
+                Err(refused) => return Err(refused.error),
             }
-            if matches!(&servers, Ok(found) if found.is_empty())
-                && settings.settings.is_empty()
-                && settings.problems.is_empty()
-            {
-                continue;
-            }
-            let name = checked_name_at(
-                &p.key,
-                || super::position::line_col(self.text, p.offset),
-                "project key",
-            )?;
-            let (servers, error) = match servers {
-                Ok(found) => (found, None),
-                Err(e) => (Vec::new(), Some(e)),
-            };
-            sections.push(Section {
-                project: Some(name),
-                servers,
-                error: section_error(error, settings.problems, settings.more_problems),
-                settings: settings.settings,
-            });
         }
         Ok(ParsedConfig {
             sections,
-            continues_parts: false,
+            continues_parts,
         })
     }
+}
+
+impl Ahead<'_> {
+    /// Send the ready sections; if they are refused, keep them for the answer and
+    /// send nothing more ahead.
+    fn send_ready(&mut self) {
+        let batch = std::mem::take(&mut self.ready);
+        match (self.send)(batch) {
+            Ok(()) => self.sent = true,
+            Err(batch) => {
+                self.ready = batch;
+                self.open = false;
+            }
+        }
+    }
+}
+
+/// A project whose key the answer refuses, and why.
+struct Refused<'t> {
+    error: LoadError,
+    project: Project<'t>,
+}
+
+/// The section a project holds (`earlier`: an earlier copy of a project written
+/// again, its entries flagged), with its key as written; `None` when it declares
+/// nothing (no servers, no settings); the project back when its key is refused
+/// (too long: the answer is that error), with the refusal.
+fn section_of<'t>(
+    text: &str,
+    p: Project<'t>,
+    earlier: bool,
+) -> Result<Option<(String, Section)>, Box<Refused<'t>>> {
+    let Some(Ready {
+        mut servers,
+        settings,
+    }) = p.section
+    else {
+        return Ok(None);
+    };
+    if earlier {
+        if let Ok(found) = &mut servers {
+            flag_earlier_copy(found);
+        }
+    }
+    if matches!(&servers, Ok(found) if found.is_empty())
+        && settings.settings.is_empty()
+        && settings.problems.is_empty()
+    {
+        return Ok(None);
+    }
+    let name = match checked_name_at(
+        &p.key,
+        || super::position::line_col(text, p.offset),
+        "project key",
+    ) {
+        Ok(name) => name,
+        Err(e) => {
+            let project = Project {
+                key: p.key,
+                offset: p.offset,
+                section: Some(Ready { servers, settings }),
+            };
+            return Err(Box::new(Refused { error: e, project }));
+        }
+    };
+    let (servers, error) = match servers {
+        Ok(found) => (found, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    Ok(Some((
+        p.key.into_owned(),
+        Section {
+            project: Some(name),
+            servers,
+            error: section_error(error, settings.problems, settings.more_problems),
+            settings: settings.settings,
+        },
+    )))
 }
 
 /// A project's approval settings (`clients::claude_project_settings`), their

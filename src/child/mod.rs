@@ -100,23 +100,41 @@ pub(crate) fn claude_json_by_tree(bytes: &[u8]) -> ChildMessage {
 /// [`parse_file`] for the parser child, which exits after its last answer. `leave` says
 /// whether this file's tree may be left to the exit (see `serve`: only while the
 /// trees left so far are bounded).
-pub(crate) fn parse_file_in_child(format: FileFormat, bytes: &[u8], leave: bool) -> ChildMessage {
+///
+/// A `~/.claude.json` offers its project sections to `ahead` as it reads them (see
+/// [`claude::read_sending`]); other files ignore it.
+pub(crate) fn parse_file_in_child(
+    format: FileFormat,
+    bytes: &[u8],
+    leave: bool,
+    ahead: Option<claude::SendAhead<'_>>,
+) -> ChildMessage {
     let disposal = if leave {
         TreeDisposal::LeaveToExit
     } else {
         TreeDisposal::Free
     };
-    parse_file_with(
+    parse_file_sending(
         format,
         bytes,
         Reading {
             disposal,
             claude_by_tree: false,
         },
+        ahead,
     )
 }
 
 fn parse_file_with(format: FileFormat, bytes: &[u8], reading: Reading) -> ChildMessage {
+    parse_file_sending(format, bytes, reading, None)
+}
+
+fn parse_file_sending(
+    format: FileFormat,
+    bytes: &[u8],
+    reading: Reading,
+    ahead: Option<claude::SendAhead<'_>>,
+) -> ChildMessage {
     let text = std::str::from_utf8(bytes).map_err(|e| LoadError {
         kind: LoadErrorKind::Read,
         message: format!("not valid UTF-8 at byte {}", e.valid_up_to()),
@@ -131,7 +149,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], reading: Reading) -> ChildM
         // Zed reads its settings into a Rust `String`, which refuses bytes that are
         // not UTF-8; the JavaScript clients below decode them lossily.
         FileFormat::ZedSettings => {
-            ChildMessage::Config(text.and_then(|t| json_config(t, format, false, reading)))
+            ChildMessage::Config(text.and_then(|t| json_config(t, format, false, reading, None)))
         }
         FileFormat::Json
         | FileFormat::McpJson
@@ -143,7 +161,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], reading: Reading) -> ChildM
         | FileFormat::OpenCode
         | FileFormat::DesktopExtension => {
             ChildMessage::Config(match text {
-                Ok(t) => lenient_json_config(t, format, reading),
+                Ok(t) => lenient_json_config(t, format, reading, ahead),
                 Err(e) => {
                     // The JSON clients run on Node, which decodes a file as UTF-8
                     // with each invalid sequence read as U+FFFD and loads it. So does
@@ -151,7 +169,7 @@ fn parse_file_with(format: FileFormat, bytes: &[u8], reading: Reading) -> ChildM
                     // still an error (exit 2), because the bytes are not what any
                     // editor shows.
                     let lossy = String::from_utf8_lossy(bytes);
-                    lenient_json_config(&lossy, format, reading).map(|c| {
+                    lenient_json_config(&lossy, format, reading, ahead).map(|c| {
                         with_note(
                             c,
                             LoadError {
@@ -179,8 +197,10 @@ fn lenient_json_config(
     text: &str,
     format: FileFormat,
     reading: Reading,
+    ahead: Option<claude::SendAhead<'_>>,
 ) -> Result<ParsedConfig, LoadError> {
-    match json_config(text, format, false, reading) {
+    // Only `~/.claude.json` sends sections ahead, and it is never read twice here.
+    match json_config(text, format, false, reading, ahead) {
         Err(e)
             if format == FileFormat::McpJson
                 && matches!(
@@ -188,7 +208,7 @@ fn lenient_json_config(
                     Some(Construct::Comment | Construct::TrailingComma)
                 ) =>
         {
-            let config = json_config(text, format, true, reading)?;
+            let config = json_config(text, format, true, reading, None)?;
             Ok(with_note(
                 config,
                 LoadError {
@@ -271,6 +291,7 @@ fn json_config(
     format: FileFormat,
     as_jsonc: bool,
     reading: Reading,
+    ahead: Option<claude::SendAhead<'_>>,
 ) -> Result<ParsedConfig, LoadError> {
     let client = clients::reading(format);
     let jsonc = format == FileFormat::Jsonc || as_jsonc || client.is_some_and(|r| r.comments);
@@ -353,7 +374,7 @@ fn json_config(
         }
     };
     if format == FileFormat::ClaudeJson && !reading.claude_by_tree {
-        return claude::read(text, start, opts).map_err(syntax)?;
+        return claude::read_sending(text, start, opts, ahead).map_err(syntax)?;
     }
     let doc = json::parse(text, start, opts).map_err(syntax)?;
     let config = match client {

@@ -17,9 +17,7 @@ use std::fs::File;
 
 use mcp_warden_sandbox::{serve_child, SandboxError, Sender};
 
-use super::{parse_file_in_child, read_capped};
-use mcp_warden_sandbox::MessageShare;
-
+use super::{claude, parse_file_in_child, read_capped};
 use crate::protocol::{
     ChildMessage, FileFormat, FileJob, LoadError, LoadErrorKind, ParseRequest, ParsedConfig,
     Section, PAYLOAD_VERSION,
@@ -37,16 +35,39 @@ pub fn serve() -> ! {
         |request: ParseRequest, mut files: Vec<File>, sender: &mut Sender| {
             let mut left_to_exit = 0u64;
             for job in &request.jobs {
-                let (answer, left) = answer(&request, job, &mut files, &mut left_to_exit);
-                let answer = match answer {
-                    ChildMessage::Config(Ok(config))
-                        if job.format == FileFormat::ClaudeJson
-                            && config.sections.len() > SECTIONS_PER_PART + 1 =>
-                    {
-                        send_parts(sender, config, &job.share, left)?
+                // A `~/.claude.json` sends its project sections ahead as it reads
+                // them; a batch that would not fit what its share leaves stays in
+                // the answer.
+                let mut broken: Option<SandboxError> = None;
+                let mut send_ahead = |sections: Vec<Section>| -> Result<(), Vec<Section>> {
+                    if broken.is_some() {
+                        return Err(sections);
                     }
-                    other => other,
+                    let part = ChildMessage::Config(Ok(ParsedConfig {
+                        sections,
+                        continues_parts: false,
+                    }));
+                    match sender.send_part_within(&part, &job.share) {
+                        Ok(()) => Ok(()),
+                        Err(e) => {
+                            if !matches!(e, SandboxError::ShareExceeded { .. }) {
+                                broken = Some(e);
+                            }
+                            match part {
+                                ChildMessage::Config(Ok(part)) => Err(part.sections),
+                                _ => Err(Vec::new()),
+                            }
+                        }
+                    }
                 };
+                let ahead = (job.format == FileFormat::ClaudeJson).then_some(claude::SendAhead {
+                    send: &mut send_ahead,
+                    batch: claude::SECTIONS_AHEAD,
+                });
+                let (answer, left) = answer(&request, job, &mut files, &mut left_to_exit, ahead);
+                if let Some(e) = broken {
+                    return Err(e);
+                }
                 match sender.send_within(&answer, &job.share) {
                     // A file whose tree was left to the exit leaves its records too
                     // (bounded alike: they are at most its decoded share).
@@ -77,51 +98,6 @@ pub fn serve() -> ! {
     )
 }
 
-/// Project sections per part of a `~/.claude.json` answer sent in parts.
-const SECTIONS_PER_PART: usize = 256;
-
-/// Send the project sections of a `~/.claude.json` answer ahead of it, a part of
-/// [`SECTIONS_PER_PART`] at a time (the parent decodes, checks and collects each
-/// while the next is encoded), and return the answer that completes them: the top
-/// level and whatever did not go in a part (a part that would not fit what the share
-/// leaves stays in the answer, whose own check then decides).
-fn send_parts(
-    sender: &mut Sender,
-    mut config: ParsedConfig,
-    share: &MessageShare,
-    leave: bool,
-) -> Result<ChildMessage, SandboxError> {
-    let projects = config.sections.split_off(config.sections.len().min(1));
-    let mut projects = projects.into_iter();
-    let mut unsent = Vec::new();
-    loop {
-        let chunk: Vec<Section> = projects.by_ref().take(SECTIONS_PER_PART).collect();
-        if chunk.len() < SECTIONS_PER_PART {
-            unsent = chunk;
-            break;
-        }
-        let part = ChildMessage::Config(Ok(ParsedConfig {
-            sections: chunk,
-            continues_parts: false,
-        }));
-        match sender.send_part_within(&part, share) {
-            Ok(()) if leave => std::mem::forget(part),
-            Ok(()) => drop(part),
-            Err(SandboxError::ShareExceeded { .. }) => {
-                if let ChildMessage::Config(Ok(part)) = part {
-                    unsent = part.sections;
-                }
-                break;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    config.sections.extend(unsent);
-    config.sections.extend(projects);
-    config.continues_parts = true;
-    Ok(ChildMessage::Config(Ok(config)))
-}
-
 /// An error answer of the job's kind.
 fn failed(format: FileFormat, kind: LoadErrorKind, message: String) -> ChildMessage {
     let error = LoadError {
@@ -149,6 +125,7 @@ fn answer(
     job: &FileJob,
     files: &mut [File],
     left_to_exit: &mut u64,
+    ahead: Option<claude::SendAhead<'_>>,
 ) -> (ChildMessage, bool) {
     if request.payload_version != PAYLOAD_VERSION {
         let answer = failed(
@@ -180,7 +157,7 @@ fn answer(
             if leave {
                 *left_to_exit += len;
             }
-            (parse_file_in_child(job.format, &bytes, leave), leave)
+            (parse_file_in_child(job.format, &bytes, leave, ahead), leave)
         }
         Err(error) => (failed(job.format, error.kind, error.message), false),
     }

@@ -1639,6 +1639,95 @@ fn same_as_the_tree_reader(bytes: &[u8]) {
     );
 }
 
+/// `bytes` read with its project sections sent ahead `batch` at a time (the
+/// receiver taking the first `taken` batches and refusing the rest), then put back
+/// together as the parent does: the answer read whole, whatever went ahead.
+fn same_when_sent_ahead(bytes: &[u8], batch: usize, taken: usize) {
+    let whole = parse_file(CLAUDE, bytes);
+    let mut sent: Vec<Vec<Section>> = Vec::new();
+    let mut send = |sections: Vec<Section>| {
+        if sent.len() < taken {
+            sent.push(sections);
+            Ok(())
+        } else {
+            Err(sections)
+        }
+    };
+    let answer = super::parse_file_in_child(
+        CLAUDE,
+        bytes,
+        false,
+        Some(super::claude::SendAhead {
+            send: &mut send,
+            batch,
+        }),
+    );
+    let assembled = match answer {
+        ChildMessage::Config(Ok(mut config)) if config.continues_parts => {
+            let rest = config.sections.split_off(config.sections.len().min(1));
+            config.sections.extend(sent.into_iter().flatten());
+            config.sections.extend(rest);
+            config.continues_parts = false;
+            ChildMessage::Config(Ok(config))
+        }
+        // Nothing went ahead, or the answer voids what did.
+        other => other,
+    };
+    assert_eq!(
+        assembled,
+        whole,
+        "batch {batch}, {taken} taken: {:?}",
+        String::from_utf8_lossy(&bytes[..bytes.len().min(2_000)])
+    );
+}
+
+#[test]
+fn claude_json_sent_ahead_is_the_answer_read_whole() {
+    let mut g = ClaudeGen(0x5e7d_a4ea_d0f5_ec75);
+    for round in 0..3_000 {
+        let file = g.file();
+        same_when_sent_ahead(&file, 1, usize::MAX);
+        same_when_sent_ahead(&file, 2, round % 3);
+        let cut = g.below(file.len() + 1);
+        same_when_sent_ahead(&file[..cut], 1, usize::MAX);
+    }
+    // A project written again after its section went ahead, and a second
+    // `projects` key after the first one's sections went ahead: read again whole.
+    let projects = |n: usize| {
+        (0..n)
+            .map(|i| format!(r#""/p{i}": {{"mcpServers": {{"s": {{"command": "x{i}"}}}}}}"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for text in [
+        format!(
+            r#"{{"projects": {{{}, "/p1": {{"mcpServers": {{"t": {{"url": "u"}}}}}}}}}}"#,
+            projects(9)
+        ),
+        format!(
+            r#"{{"projects": {{{}}}, "projects": {{{}}}}}"#,
+            projects(9),
+            projects(3)
+        ),
+        format!(r#"{{"projects": {{{}}}, "projects": null}}"#, projects(9)),
+        format!(
+            r#"{{"projects": {{{}}}, "mcpServers": {{"top": {{"command": "y"}}}}}}"#,
+            projects(9)
+        ),
+        format!(
+            r#"{{"projects": {{{}, "{}": {{"mcpServers": {{"s": {{}}}}}}}}}}"#,
+            projects(9),
+            "k".repeat(70_000)
+        ),
+    ] {
+        for batch in [1, 2, 4, 100] {
+            for taken in [0, 1, usize::MAX] {
+                same_when_sent_ahead(text.as_bytes(), batch, taken);
+            }
+        }
+    }
+}
+
 #[test]
 fn claude_json_streamed_reader_answers_as_the_tree_reader() {
     let mut g = ClaudeGen(0x0c1a_0de5_7ea3_11ed);
