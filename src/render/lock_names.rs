@@ -426,6 +426,70 @@ pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey<'_> {
     }
 }
 
+/// The launches of a run's servers, each numbered in the order it first appears.
+///
+/// A table of the keys themselves (about 90 bytes each) was most of the fresh
+/// memory naming touched on a large home, and fresh pages are expensive: the table
+/// holds each launch's key hash and number instead (16 bytes), and a key is
+/// compared with the key of the launch's first server, made again, when the hashes
+/// agree. Two different launches with one 64-bit hash (the hasher is seeded per
+/// process) are kept apart in a table of whole keys.
+struct Launches<'s, S = foldhash::fast::RandomState> {
+    hasher: S,
+    /// Key hash → the first launch with that hash.
+    by_hash: HashMap<u64, usize>,
+    /// Launches whose key hash an earlier, different launch has.
+    colliding: HashMap<LaunchKey<'s>, usize>,
+    /// Each launch's first server, and its index in the report.
+    first: Vec<(&'s AuditedServer, usize)>,
+}
+
+impl<'s> Launches<'s> {
+    fn with_capacity(n: usize) -> Launches<'s> {
+        Launches::with_hasher(n, foldhash::fast::RandomState::default())
+    }
+}
+
+impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
+    fn with_hasher(n: usize, hasher: S) -> Launches<'s, S> {
+        Launches {
+            hasher,
+            by_hash: HashMap::with_capacity(n),
+            colliding: HashMap::new(),
+            first: Vec::with_capacity(n),
+        }
+    }
+
+    /// The number of the launch of `server` (at `index` of the report), and whether
+    /// it is a new one.
+    fn number(&mut self, server: &'s AuditedServer, index: usize) -> (usize, bool) {
+        let key = launch_key(server, index);
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, &key);
+        let next = self.first.len();
+        let number = match self.by_hash.get(&hash) {
+            None => {
+                self.by_hash.insert(hash, next);
+                next
+            }
+            Some(&n) => {
+                let same = self
+                    .first
+                    .get(n)
+                    .is_some_and(|&(first, at)| launch_key(first, at) == key);
+                if same {
+                    n
+                } else {
+                    *self.colliding.entry(key).or_insert(next)
+                }
+            }
+        };
+        if number == next {
+            self.first.push((server, index));
+        }
+        (number, number == next)
+    }
+}
+
 /// Set `lock_name` for every uncovered server ([`Coverage::None`]), in report order,
 /// and clear it for the others: servers of one launch ([`LaunchKey`]) share the
 /// name the first of them gets (one shared [`LockName`], not a copy per server). A
@@ -443,13 +507,14 @@ pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> b
     {
         // Sized for every uncovered server at once: a table grown by doubling
         // touches about twice the memory.
-        let mut by_launch: HashMap<LaunchKey<'_>, usize> = HashMap::with_capacity(uncovered);
+        let mut launches = Launches::with_capacity(uncovered);
         for (i, server) in report.servers.iter().enumerate() {
             chosen.push((server.coverage == Coverage::None).then(|| {
-                *by_launch.entry(launch_key(server, i)).or_insert_with(|| {
+                let (launch, new) = launches.number(server, i);
+                if new {
                     names.push(namer.name(&server.name));
-                    names.len() - 1
-                })
+                }
+                launch
             }));
         }
     }
@@ -503,7 +568,8 @@ pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
     };
     let is_assigned = |c: &str| assigned.contains(c);
     let mut namer = LockNamer::new(&is_assigned);
-    let mut by_launch: HashMap<LaunchKey<'_>, LockName> = HashMap::new();
+    let mut launches = Launches::with_capacity(0);
+    let mut launch_names: Vec<LockName> = Vec::new();
     let mut groups: Vec<LockGroup<'_>> = Vec::with_capacity(if all_named { uncovered } else { 0 });
     let mut index_of: HashMap<LockName, usize> = HashMap::with_capacity(uncovered);
     for (i, s) in report.servers.iter().enumerate() {
@@ -512,11 +578,16 @@ pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
         }
         let name: LockName = match &s.lock_name {
             Some(n) => Arc::clone(n),
-            None => Arc::clone(
-                by_launch
-                    .entry(launch_key(s, i))
-                    .or_insert_with(|| namer.name(&s.name)),
-            ),
+            None => {
+                let (launch, new) = launches.number(s, i);
+                if new {
+                    launch_names.push(namer.name(&s.name));
+                }
+                match launch_names.get(launch) {
+                    Some(n) => Arc::clone(n),
+                    None => namer.name(&s.name),
+                }
+            }
         };
         match index_of.get(&name) {
             Some(&g) => {
@@ -724,6 +795,66 @@ mod tests {
         }
         // `${env:FM_KEY}` (VS Code) and `${FM_KEY}` (Claude Code) print alike.
         assert!(equal_pairs > 0);
+    }
+
+    /// A hasher that gives every key the same hash: every launch after the first
+    /// collides.
+    #[derive(Default)]
+    struct Constant;
+
+    impl std::hash::Hasher for Constant {
+        fn finish(&self) -> u64 {
+            7
+        }
+
+        fn write(&mut self, _: &[u8]) {}
+    }
+
+    #[test]
+    fn launches_are_numbered_as_a_table_of_whole_keys_numbers_them() {
+        let mut servers = Vec::new();
+        for i in 0..40 {
+            let mut s = stdio(
+                "memory",
+                &["-y", &format!("pkg@1.{}", i % 7)],
+                if i % 3 == 0 { &["A", "B"] } else { &["B", "A"] },
+            );
+            if i % 5 == 0 {
+                s = distinct("remote", i % 4);
+            }
+            if i % 11 == 0 {
+                s.spec = crate::model::ServerSpec::default();
+            }
+            servers.push(s);
+        }
+        fn numbers<'s, S: std::hash::BuildHasher>(
+            servers: &'s [AuditedServer],
+            mut launches: Launches<'s, S>,
+        ) -> Vec<(usize, bool)> {
+            servers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| launches.number(s, i))
+                .collect()
+        }
+        let mut whole: HashMap<LaunchKey<'_>, usize> = HashMap::new();
+        let expected: Vec<(usize, bool)> = servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let next = whole.len();
+                let n = *whole.entry(launch_key(s, i)).or_insert(next);
+                (n, n == next)
+            })
+            .collect();
+        assert_eq!(numbers(&servers, Launches::with_capacity(0)), expected);
+        let colliding = std::hash::BuildHasherDefault::<Constant>::default();
+        assert_eq!(
+            numbers(&servers, Launches::with_hasher(4, colliding)),
+            expected
+        );
+        // Shared launches are there to be found.
+        assert!(expected.iter().filter(|(_, new)| !new).count() > 10);
     }
 
     fn names(r: &Report) -> Vec<Option<String>> {
