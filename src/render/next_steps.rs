@@ -55,6 +55,17 @@
 //! name checked to be `[A-Za-z_][A-Za-z0-9_]*`. Headers pass through `env:` like
 //! every other non-bare word. A variable named like the step's own `MCP_WARDEN_…`
 //! variables gets the server a comment instead of a step.
+//!
+//! # Made once per launch, on two threads
+//!
+//! Each lock group's launch is masked and quoted once (`launch`), and that one
+//! printed form serves its pin line, its part of the notes and its CI step; its
+//! headers are the run's one judgment of that header map, shared with lock naming
+//! ([`crate::pin::configured::pin_headers`]). On a large home the groups are made
+//! in chunks on two threads and written in order
+//! (`render::write_in_order`); a chunk's CI steps are kept as text until
+//! the notes between the pin lines and the workflow, which depend on every
+//! launch, are known. Nothing of a launch outlives its chunk.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -64,7 +75,7 @@ use crate::model::{AuditedServer, Report, Scope, ServerSpec};
 use crate::pin::configured::{pin_env, pin_headers, PinEnv, PinHeaders};
 use crate::render::lock_names::{uncovered_groups, LockGroup};
 use crate::render::wrap::{wrapped, Breaks};
-use crate::render::{flush_if_full, FLUSH_AT};
+use crate::render::{chunks_by_weight, flush_if_full, write_in_order, Chunk, Split, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
 use crate::text::mask::{shown_argv, shown_url, Shown, REDACTED_ARG, REDACTED_URL};
@@ -624,65 +635,118 @@ fn push_prose(buf: &mut String, width: usize, first: &str, rest: &str, text: &st
     buf.push_str(&wrapped(text, Breaks::Words, width, first, rest));
 }
 
-/// What Next steps prints for one lock group, decided once and shared by its pin
-/// line, the notes and its CI step.
-struct Plan<'r> {
-    lock: &'r str,
-    launch: Launch<'r>,
-    approval: Approval,
-}
-
-/// The `# target` lines, the pin line and (for a launch to review first) the rotate
-/// line of each of `groups`, into `buf`, handed to `out` in blocks; the plan of
-/// each group, in order.
-fn push_pin_blocks<'r>(
-    buf: &mut String,
-    report: &'r Report,
-    groups: &'r [LockGroup<'r>],
-    out: &mut dyn Write,
-) -> io::Result<Vec<Plan<'r>>> {
-    let mut plans = Vec::with_capacity(groups.len());
-    for group in groups {
-        // Masking and quoting are decided once per launch and shared by every line.
-        let plan = Plan {
-            lock: &group.lock,
-            launch: launch(&group.first().spec),
-            approval: group_approval(report, group),
-        };
-        for server in group.servers() {
-            buf.push_str("  # ");
-            push_quoted(buf, &display(&server.target));
-            buf.push('\n');
-        }
-        buf.push_str("  ");
-        push_pin_line(buf, &plan.launch, plan.lock, plan.approval);
-        buf.push('\n');
-        if plan.approval == Approval::AfterReview {
-            buf.push_str("  ");
-            push_rotate_line(buf, plan.lock);
-            buf.push('\n');
-        }
-        plans.push(plan);
-        flush_if_full(buf, out)?;
-    }
-    Ok(plans)
-}
-
-/// The CI step of each of `plans`, into `buf`, handed to `out` in blocks.
-fn push_ci_steps(buf: &mut String, plans: &[Plan<'_>], out: &mut dyn Write) -> io::Result<()> {
-    for plan in plans {
-        push_ci_step(buf, plan.lock, &plan.launch);
-        flush_if_full(buf, out)?;
-    }
-    Ok(())
-}
-
 /// The Next steps block for every uncovered server, in report order, one pin line
 /// per launch with the targets it covers above it; nothing when every server is
 /// covered. Starts with the `Next steps — …` line (the caller separates it from
 /// what precedes) and ends with the CI snippet. Its prose is filled into `width`
 /// columns; the lines to paste are printed whole.
 pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    render_next_steps_on(report, width, None, out)
+}
+
+/// About how many lines a group prints (its targets, its pin line, its CI step's
+/// words and variables), to cut the groups into chunks ([`chunks_by_weight`]).
+fn group_weight(group: &LockGroup<'_>) -> usize {
+    let spec = &group.first().spec;
+    group.server_count() + 1 + spec.args().len() + spec.env().len() + spec.headers().len()
+}
+
+/// What the launches of some groups add to the notes below the pin lines.
+#[derive(Default)]
+struct Notes<'r> {
+    after_review: bool,
+    variables: bool,
+    withheld_header: bool,
+    unnamed: usize,
+    /// Env names not passed, without repeats, in order.
+    withheld_env: Vec<&'r str>,
+}
+
+impl<'r> Notes<'r> {
+    fn add(&mut self, launch: &Launch<'r>, approval: Approval) {
+        self.after_review |= approval == Approval::AfterReview;
+        self.variables |= launch.variables().next().is_some();
+        self.withheld_header |= launch.headers.headers.iter().any(|h| h.withheld);
+        self.unnamed += launch.unnamed();
+        self.add_withheld(&launch.env.withheld);
+    }
+
+    fn add_withheld(&mut self, names: &[&'r str]) {
+        for &name in names {
+            if !self.withheld_env.contains(&name) {
+                self.withheld_env.push(name);
+            }
+        }
+    }
+
+    /// Those of `other`, which follow these.
+    fn merge(&mut self, other: &Notes<'r>) {
+        self.after_review |= other.after_review;
+        self.variables |= other.variables;
+        self.withheld_header |= other.withheld_header;
+        self.unnamed += other.unnamed;
+        self.add_withheld(&other.withheld_env);
+    }
+}
+
+/// One chunk of groups once its pin lines are written: what it adds to the notes,
+/// and its CI steps, written after the notes.
+struct Written<'r> {
+    notes: Notes<'r>,
+    ci: String,
+}
+
+/// The `# target` lines, the pin line and (for a launch to review first) the rotate
+/// line of each group of `chunk`, into `buf`, handed to `out` in blocks when there
+/// is one; and its CI steps, into a block of their own. Each launch is masked and
+/// quoted once ([`launch`]) for its pin line, its notes and its CI step, and
+/// dropped with its chunk.
+fn push_chunk<'r>(
+    buf: &mut String,
+    report: &'r Report,
+    chunk: &Chunk<'r, LockGroup<'r>>,
+    mut out: Option<&mut dyn Write>,
+) -> io::Result<Written<'r>> {
+    let mut done = Written {
+        notes: Notes::default(),
+        ci: String::new(),
+    };
+    for group in chunk.items {
+        let shown = launch(&group.first().spec);
+        let approval = group_approval(report, group);
+        for server in group.servers() {
+            buf.push_str("  # ");
+            push_quoted(buf, &display(&server.target));
+            buf.push('\n');
+            if let Some(out) = out.as_deref_mut() {
+                flush_if_full(buf, out)?;
+            }
+        }
+        buf.push_str("  ");
+        push_pin_line(buf, &shown, &group.lock, approval);
+        buf.push('\n');
+        if approval == Approval::AfterReview {
+            buf.push_str("  ");
+            push_rotate_line(buf, &group.lock);
+            buf.push('\n');
+        }
+        done.notes.add(&shown, approval);
+        push_ci_step(&mut done.ci, &group.lock, &shown);
+        if let Some(out) = out.as_deref_mut() {
+            flush_if_full(buf, out)?;
+        }
+    }
+    Ok(done)
+}
+
+/// [`render_next_steps`], the groups split as `split` says ([`Split::for_items`]
+/// when `None`).
+fn render_next_steps_on(
+    report: &Report,
+    width: usize,
+    split: Option<Split>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let width = width.max(crate::render::findings::MIN_WIDTH);
     let groups = uncovered_groups(report);
     if groups.is_empty() {
@@ -712,20 +776,31 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         )
     };
     push_prose(&mut buf, width, "", "  ", &heading);
-    let all_plans = push_pin_blocks(&mut buf, report, &groups, out)?;
-    let plans = || all_plans.iter();
-    if plans().any(|p| p.approval == Approval::AfterReview) {
+    let split = split.unwrap_or_else(|| Split::for_items(groups.len()));
+    let chunks = chunks_by_weight(&groups, group_weight, split.chunk_weight);
+    let written = write_in_order(
+        &chunks,
+        |c| !c.heavy,
+        split.threads,
+        &mut buf,
+        out,
+        |buf, chunk, out| push_chunk(buf, report, chunk, out),
+    )?;
+    let mut notes = Notes::default();
+    for chunk in &written {
+        notes.merge(&chunk.notes);
+    }
+    if notes.after_review {
         push_note(&mut buf, width, "servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line",
         );
     }
-    let launches = || plans().map(|p| &p.launch);
-    if launches().any(|l| l.variables().next().is_some()) {
+    if notes.variables {
         push_note(&mut buf, width, VARIABLES_NOTE);
     }
-    if launches().any(|l| l.headers.headers.iter().any(|h| h.withheld)) {
+    if notes.withheld_header {
         push_note(&mut buf, width, WITHHELD_HEADER_NOTE);
     }
-    let unnamed: usize = launches().map(Launch::unnamed).sum();
+    let unnamed = notes.unnamed;
     if unnamed > 0 {
         let (names, are) = if unnamed == 1 {
             ("name is", "it is")
@@ -736,12 +811,7 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
             "{unnamed} env or header {names} not plain names a shell can export, or hold a credential: {are} left out of these lines, and such a server is pinned without them"
         ));
     }
-    let mut withheld: Vec<&str> = Vec::new();
-    for &name in launches().flat_map(|l| &l.env.withheld) {
-        if !withheld.contains(&name) {
-            withheld.push(name);
-        }
-    }
+    let mut withheld = notes.withheld_env;
     if !withheld.is_empty() {
         const LISTED: usize = 12;
         let more = withheld.len().saturating_sub(LISTED);
@@ -763,7 +833,10 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         &format!("Then in CI, one check step per lock, each variable a line needs read from the repository secret of that name, with MCP_ before names that start with GITHUB_, e.g. as {WORKFLOW_PATH}:"),
     );
     push_ci_header(&mut buf);
-    push_ci_steps(&mut buf, &all_plans, out)?;
+    for chunk in &written {
+        buf.push_str(&chunk.ci);
+        flush_if_full(&mut buf, out)?;
+    }
     out.write_all(buf.as_bytes())
 }
 
@@ -1215,6 +1288,136 @@ pub(crate) mod tests {
         let mut buf = Vec::new();
         render_next_steps(r, 10_000, &mut buf).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A report of `n` uncovered servers in every shape the block prints: argv
+    /// words to quote, mask or pass through `env:`, options after `--`, headers
+    /// passed, withheld or dropped, env names passed, left out or withheld,
+    /// expression openers, project servers (a rotate line each), and launches
+    /// repeated across projects (several targets above one pin line).
+    fn many_shapes(n: usize) -> Report {
+        let mut servers = Vec::new();
+        for i in 0..n {
+            let mut s = server(&format!("s{}", i % 97), Coverage::None);
+            s.target = format!("~/.claude.json#projects[/p{i}]#s{i}").into();
+            s.source = i % 2;
+            // Every shape again 45 servers later: launches shared across projects.
+            let k = (i / 9) % 5;
+            s.spec = match i % 9 {
+                0 => stdio("npx", &["-y", &format!("pkg-{k}@1.0.0")])
+                    .with_env(vec![("API_TOKEN".into(), format!("v{i}"))]),
+                1 => stdio("node", &["s.js", "--token", GHP_ENG, &format!("a b {k}")]),
+                2 => stdio("-x", &["--lock", "y", &format!("it's {k}")]).with_env(vec![
+                    ("PATH".into(), "/evil".into()),
+                    ("A B".into(), "x".into()),
+                    ("GITHUB_TOKEN".into(), "x".into()),
+                ]),
+                3 => remote(&format!("https://h{k}.example.com/mcp")).with_headers(vec![
+                    ("Authorization".into(), format!("Bearer {GHP_ENG}")),
+                    ("X-Api-Key".into(), "${FM_KEY}".into()),
+                ]),
+                4 => remote(&format!("https://u:p@h{k}.example.com/mcp?api_key=abc")),
+                5 => stdio("npx", &["-y", "pkg@1", &format!("${{{{ secrets.X{k} }}}}")]),
+                6 => stdio("uvx", &[&format!("srv=={k}"), "\u{1b}[2Kx"])
+                    .with_env(vec![("MCP_WARDEN_X".into(), "x".into())]),
+                7 => remote(&format!("-https://h{k}.example.com/mcp")).with_headers(vec![
+                    ("A B".into(), "x".into()),
+                    ("X-Trace".into(), "on".into()),
+                ]),
+                _ => stdio(
+                    "python",
+                    &["-m", "srv", &format!("--db=postgres://u:pw@db/{k}")],
+                ),
+            };
+            servers.push(s);
+        }
+        let mut r = report(servers);
+        let mut project = r.sources[0].clone();
+        project.scope = crate::model::Scope::Project;
+        project.label = "/repo/.mcp.json".into();
+        r.sources.push(project);
+        assign_lock_names(&mut r, &|_| false);
+        r
+    }
+
+    fn render_on(r: &Report, threads: usize, chunk_weight: usize) -> String {
+        let mut buf = Vec::new();
+        let split = Split {
+            threads,
+            chunk_weight,
+        };
+        render_next_steps_on(r, 100, Some(split), &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn two_threads_write_the_bytes_one_writes() {
+        for n in [1, 2, 3, 17, 200, 1001] {
+            let r = many_shapes(n);
+            let one = render_on(&r, 1, 64);
+            // Chunks of every size from one group, on one thread and on two.
+            for chunk in [1, 2, 3, 7, 64, 10_000] {
+                assert_eq!(one, render_on(&r, 1, chunk), "{n} servers, {chunk}");
+                assert_eq!(one, render_on(&r, 2, chunk), "{n} servers, {chunk}");
+            }
+            let mut public = Vec::new();
+            render_next_steps(&r, 100, &mut public).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(one.as_bytes(), public.as_slice());
+            assert!(!one.contains(GHP_ENG));
+        }
+        // The shapes are all there: a rotate line, a step refused for an expression,
+        // a masked word, an option after `--`, a withheld header, a withheld env
+        // name, a URL after `--url=`, a launch shared by several servers.
+        let text = render_on(&many_shapes(200), 2, 3);
+        for wanted in [
+            "mcp-warden lock rotate ",
+            "# No step for ",
+            "'<REDACTED>'",
+            " -- ",
+            "${MCP_HEADER_AUTHORIZATION}",
+            "not passed: PATH",
+            "--url=",
+            "launches among them",
+        ] {
+            assert!(text.contains(wanted), "{wanted}: {text}");
+        }
+    }
+
+    /// A writer that fails after `left` bytes.
+    struct FailingAfter {
+        left: usize,
+    }
+
+    impl Write for FailingAfter {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("full"));
+            }
+            let n = b.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_stops_both_threads_with_the_error() {
+        let r = many_shapes(3000);
+        let len = render_on(&r, 2, 5).len();
+        assert!(len > 2 * FLUSH_AT, "{len}");
+        // In the pin lines, in the CI steps, and at the very end.
+        for left in [0, 10, FLUSH_AT + 1, len / 2 + 1, len - 100, len - 1] {
+            let mut out = FailingAfter { left };
+            let split = Split {
+                threads: 2,
+                chunk_weight: 5,
+            };
+            let got = render_next_steps_on(&r, 100, Some(split), &mut out);
+            assert!(got.is_err(), "{left}: {}", out.left);
+        }
     }
 
     #[test]
