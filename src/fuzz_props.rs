@@ -1085,6 +1085,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
     // approval and the lock: the fixed tail after the launch.
     let mut tail: Vec<String> = Vec::new();
     for name in crate::pin::configured::pin_env(spec).names {
+        let name = name.to_string();
         assert!(
             crate::pin::configured::is_plain_name(&name),
             "pin_command: --env {name:?} is not a plain variable name: {line:?}"
@@ -1095,7 +1096,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
         );
         tail.extend(["--env".to_string(), name]);
     }
-    for header in crate::pin::configured::pin_headers(spec).headers {
+    for header in &crate::pin::configured::pin_headers(spec).headers {
         assert!(
             !has_credential(&header.text)
                 && header
@@ -1110,7 +1111,7 @@ pub fn check_pin_line(spec: &ServerSpec, lock: &str, approval: PinApproval) {
                 "pin_command: a header references a credential-named variable: {line:?}"
             );
         }
-        tail.extend(["--header".to_string(), header.text]);
+        tail.extend(["--header".to_string(), header.text.clone()]);
     }
     let fixed: &[&str] = match approval {
         PinApproval::AtPin => &[

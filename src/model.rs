@@ -710,8 +710,10 @@ pub struct AuditedServer {
     pub findings: Vec<Finding>,
     pub coverage: Coverage,
     /// The lock file name printed in Next steps and written by `--pin`
-    /// (computed once, for uncovered servers only).
-    pub lock_name: Option<String>,
+    /// (computed once, for uncovered servers only). Shared by every server of one
+    /// launch (`crate::render::lock_names`): a copy per server was an allocation
+    /// per server.
+    pub lock_name: Option<std::sync::Arc<str>>,
 }
 
 /// Everything doctor found, ready to render.

@@ -91,18 +91,23 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         Scan::Failed => return 2,
     };
     resources::phase("scanned");
-    // One listing of cwd instead of a stat per server: lock names live there.
-    let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name())
-                .collect()
-        })
-        .unwrap_or_default();
-    render::lock_names::assign_lock_names(&mut report, &|name: &str| {
-        existing.contains(std::ffi::OsStr::new(name))
-    });
+    // Lock names are printed only by the text report's Next steps and written only
+    // by `--pin`: JSONL, SARIF and `--servers` name no lock, so a run that prints
+    // neither skips naming every uncovered server.
+    if args.pin || !(args.json || args.servers) {
+        // One listing of cwd instead of a stat per server: lock names live there.
+        let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.file_name())
+                    .collect()
+            })
+            .unwrap_or_default();
+        render::lock_names::assign_lock_names(&mut report, &|name: &str| {
+            existing.contains(std::ffi::OsStr::new(name))
+        });
+    }
     resources::phase("named");
 
     // `--pin` runs before anything is rendered, so that every output describes the

@@ -110,7 +110,7 @@ pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) ->
     let mut targets: Vec<(Vec<&AuditedServer>, String)> = Vec::new();
     for group in &groups {
         let mut eligible = Vec::new();
-        for &server in &group.servers {
+        for server in group.servers() {
             let Some(source) = report.sources.get(server.source) else {
                 continue;
             };
@@ -125,7 +125,7 @@ pub fn pin_uncovered(report: &Report, opts: &PinOptions<'_>, diag: &mut Diag) ->
             }
         }
         if !eligible.is_empty() {
-            targets.push((eligible, group.lock.clone()));
+            targets.push((eligible, group.lock.to_string()));
         }
     }
     let refused = |diag: &mut Diag, message: &str| {

@@ -50,6 +50,8 @@
 use crate::hash::{HashMap, HashSet};
 use crate::hash::{HashMapExt, HashSetExt};
 
+use std::sync::Arc;
+
 use crate::model::{Launch, ServerSpec};
 use crate::reading::expand::{expand_with, Field, Known, Lookup, UnsetEnv};
 use crate::reading::Reader;
@@ -322,31 +324,34 @@ pub fn expanded(spec: &ServerSpec, known: &Known, lookup: Lookup<'_>) -> Expande
     }
 }
 
-/// How a printed pin line passes a server's environment.
+/// How a printed pin line passes a server's environment. The names borrow the
+/// server's keys: Next steps asks for every launch of a run, and a copy of each
+/// name was an allocation per server for text that is already in memory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PinEnv {
+pub struct PinEnv<'s> {
     /// `--env NAME` for each, in file order, without repeats.
-    pub names: Vec<String>,
+    pub names: Vec<&'s str>,
     /// Keys that are not plain variable names, or that hold a credential
     /// ([`names_a_credential`]): not passed, not printed.
     pub unnamed: usize,
     /// Plain names that control execution ([`is_execution_control`]): not passed,
     /// listed so the user knows the pin runs without the config's value of them.
-    pub withheld: Vec<String>,
+    pub withheld: Vec<&'s str>,
 }
 
 /// The `--env` names of a stdio server (empty for a remote one).
-pub fn pin_env(spec: &ServerSpec) -> PinEnv {
+pub fn pin_env(spec: &ServerSpec) -> PinEnv<'_> {
     let mut out = PinEnv::default();
     for (k, _) in spec.env() {
+        let k = k.as_str();
         if !is_plain_name(k) || names_a_credential(k) {
             out.unnamed += 1;
         } else if is_execution_control(k) {
-            if !out.withheld.iter().any(|n| n == k) {
-                out.withheld.push(k.clone());
+            if !out.withheld.contains(&k) {
+                out.withheld.push(k);
             }
-        } else if !out.names.iter().any(|n| n == k) {
-            out.names.push(k.clone());
+        } else if !out.names.contains(&k) {
+            out.names.push(k);
         }
     }
     out
@@ -524,14 +529,18 @@ type Printable = (Vec<String>, String);
 /// declared ones.
 type HeaderInputs = (Option<Reader>, Vec<(String, String)>, Vec<(String, String)>);
 
+/// One input of [`pin_headers`] and its judgment.
+type Judged = (HeaderInputs, Arc<PinHeaders>);
+
 thread_local! {
     /// [`pin_headers`] of each distinct input seen in this thread, by a hash of the
     /// input (each bucket holds the inputs themselves, compared in full). Lock
     /// naming and Next steps both ask for every remote server's headers, and a
     /// large `~/.claude.json` repeats the same few header maps across thousands of
     /// projects: each distinct map is judged once, and every later ask gets that
-    /// same judgment. Bounded by the servers of the run.
-    static PIN_HEADERS: std::cell::RefCell<HashMap<u64, Vec<(HeaderInputs, PinHeaders)>>> =
+    /// same judgment, shared (an `Arc`, not a copy: a copy per server was most of
+    /// the memory lock naming touched). Bounded by the servers of the run.
+    static PIN_HEADERS: std::cell::RefCell<HashMap<u64, Vec<Judged>>> =
         std::cell::RefCell::new(HashMap::new());
 }
 
@@ -542,9 +551,11 @@ fn memo_hasher() -> &'static foldhash::fast::RandomState {
 }
 
 /// The `--header` options of a remote server (empty for a stdio one).
-pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
+pub fn pin_headers(spec: &ServerSpec) -> Arc<PinHeaders> {
     let Launch::Remote(remote) = &spec.launch else {
-        return PinHeaders::default();
+        static NONE: std::sync::LazyLock<Arc<PinHeaders>> =
+            std::sync::LazyLock::new(|| Arc::new(PinHeaders::default()));
+        return Arc::clone(&NONE);
     };
     let reader = reader_of(spec);
     let declared = &spec.declared.headers;
@@ -556,16 +567,16 @@ pub fn pin_headers(spec: &ServerSpec) -> PinHeaders {
         memo.borrow()
             .get(&key)
             .and_then(|bucket| bucket.iter().find(|(input, _)| same(input)))
-            .map(|(_, headers)| headers.clone())
+            .map(|(_, headers)| Arc::clone(headers))
     });
     if let Some(headers) = known {
         return headers;
     }
-    let headers = judge_headers(spec, remote, reader);
+    let headers = Arc::new(judge_headers(spec, remote, reader));
     PIN_HEADERS.with(|memo| {
         memo.borrow_mut().entry(key).or_default().push((
             (reader, remote.headers.clone(), declared.clone()),
-            headers.clone(),
+            Arc::clone(&headers),
         ));
     });
     headers
@@ -668,8 +679,8 @@ mod tests {
     fn texts(spec: &ServerSpec) -> Vec<String> {
         pin_headers(spec)
             .headers
-            .into_iter()
-            .map(|h| h.text)
+            .iter()
+            .map(|h| h.text.clone())
             .collect()
     }
 
@@ -687,6 +698,18 @@ mod tests {
         let secret = remote(Reader::ClaudeCode, &[("X-Api-Key", "Sup3rS3cretPw9")]);
         assert_eq!(texts(&secret), ["X-Api-Key: ${MCP_HEADER_X_API_KEY}"]);
         assert_eq!(texts(&claude), ["X-Api-Key: ${FM_KEY}"]);
+    }
+
+    /// Lock naming and Next steps share one judgment per header map: the same
+    /// input gets the very same `PinHeaders`, not a copy.
+    #[test]
+    fn one_judgment_is_shared_not_copied() {
+        let a = remote(Reader::ClaudeCode, &[("X-Api-Key", "${FM_KEY}")]);
+        let b = a.clone();
+        assert!(Arc::ptr_eq(&pin_headers(&a), &pin_headers(&b)));
+        let stdio = ServerSpec::stdio("srv", &[]);
+        assert!(pin_headers(&stdio).headers.is_empty());
+        assert_eq!(pin_headers(&stdio).unnamed, 0);
     }
 
     #[test]

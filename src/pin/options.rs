@@ -225,20 +225,24 @@ pub fn is_pin_option(word: &str) -> bool {
         }
     }
     if let Some(cluster) = word.strip_prefix('-') {
-        let shorts: Vec<char> = OPTIONS
-            .iter()
-            .filter_map(|o| o.short.and_then(|s| s.strip_prefix('-')))
-            .filter_map(|s| s.chars().next())
-            .collect();
         if !cluster.starts_with('-')
             && !cluster.is_empty()
             && cluster.chars().all(|c| c.is_ascii_alphanumeric())
-            && cluster.contains(shorts.as_slice())
+            && cluster.chars().any(is_short_option)
         {
             return true;
         }
     }
     false
+}
+
+/// Whether `-c` is one of the options' short spellings. Asked in place, not from a
+/// list built per call: Next steps asks for every `-y` of every launch of a run.
+fn is_short_option(c: char) -> bool {
+    OPTIONS
+        .iter()
+        .filter_map(|o| o.short.and_then(|s| s.strip_prefix('-')))
+        .any(|s| s.starts_with(c))
 }
 
 const PIN_ABOUT: &str = "\

@@ -26,6 +26,10 @@
 //! `docs/clients.md`). Its `launch_digest` is the lock format's `command_digest` of
 //! the launch (after the client's expansion), so it names exactly what a lock must
 //! pin without printing any word of it.
+//!
+//! On a large home the finding lines are made in chunks of servers on two threads
+//! and written in order (`render::write_in_order`); the bytes are those
+//! one thread writes.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -33,7 +37,7 @@ use std::io::{self, Write};
 use crate::digest;
 use crate::model::{AuditedServer, Coverage, Finding, Launch, Report, Source};
 use crate::render::record::{Evidence, Grade, Record, RecordKind, RecordRule};
-use crate::render::{Targets, FLUSH_AT};
+use crate::render::{chunks_by_weight, flush_if_full, write_in_order, Split, Targets, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
 use crate::text::redact::display_capped;
@@ -363,6 +367,14 @@ struct Tally {
 }
 
 impl Tally {
+    /// Add the tallies of another part of the findings.
+    fn merge(&mut self, other: &Tally) {
+        for (mine, theirs) in self.by_severity.iter_mut().zip(other.by_severity) {
+            *mine += theirs;
+        }
+        self.suppressed += other.suppressed;
+    }
+
     fn add(&mut self, finding: &Finding) {
         if finding.suppressed.is_some() {
             self.suppressed += 1;
@@ -380,35 +392,68 @@ impl Tally {
 
 /// Write every finding of `report` as one line; returns the tallies.
 fn render_findings(report: &Report, out: &mut dyn Write) -> io::Result<Tally> {
+    render_findings_on(report, Split::for_items(report.servers.len()), out)
+}
+
+/// [`render_findings`], the servers split as `split` says.
+fn render_findings_on(report: &Report, split: Split, out: &mut dyn Write) -> io::Result<Tally> {
     let mut buf = Vec::with_capacity(2 * FLUSH_AT);
+    // A server prints about one line per finding.
+    let chunks = chunks_by_weight(
+        &report.servers,
+        |s| 1 + s.findings.len(),
+        split.chunk_weight,
+    );
+    let tallies = write_in_order(
+        &chunks,
+        |c| !c.heavy,
+        split.threads,
+        &mut buf,
+        out,
+        |buf, chunk, out| push_server_lines(buf, report, chunk.items, out),
+    )?;
+    let mut tally = Tally::default();
+    for part in &tallies {
+        tally.merge(part);
+    }
+    let mut last = PlaceShown::default();
+    let mut targets = Targets::new();
+    for setting in &report.setting_findings {
+        let place = place(report, setting.source, None, &mut last);
+        tally.add(&setting.finding);
+        push_line(&mut buf, &setting.finding, &place, &mut targets)?;
+        buf.push(b'\n');
+        flush_if_full(&mut buf, out)?;
+    }
+    out.write_all(&buf)?;
+    Ok(tally)
+}
+
+/// The finding lines of `servers`, into `buf`, handed to `out` in blocks when there
+/// is one; their tallies.
+fn push_server_lines<'r>(
+    buf: &mut Vec<u8>,
+    report: &'r Report,
+    servers: &'r [AuditedServer],
+    mut out: Option<&mut dyn Write>,
+) -> io::Result<Tally> {
     let mut targets = Targets::new();
     let mut tally = Tally::default();
-    let mut lines =
-        |buf: &mut Vec<u8>, findings: &mut dyn Iterator<Item = &Finding>, place: &Place| {
-            for finding in findings {
-                tally.add(finding);
-                push_line(buf, finding, place, &mut targets)?;
-                buf.push(b'\n');
-                if buf.len() >= FLUSH_AT {
-                    out.write_all(buf)?;
-                    buf.clear();
-                }
-            }
-            io::Result::Ok(())
-        };
     let mut last = PlaceShown::default();
-    for server in &report.servers {
+    for server in servers {
         if server.findings.is_empty() {
             continue;
         }
         let place = place(report, server.source, Some(server), &mut last);
-        lines(&mut buf, &mut server.findings.iter(), &place)?;
+        for finding in &server.findings {
+            tally.add(finding);
+            push_line(buf, finding, &place, &mut targets)?;
+            buf.push(b'\n');
+            if let Some(out) = out.as_deref_mut() {
+                flush_if_full(buf, out)?;
+            }
+        }
     }
-    for setting in &report.setting_findings {
-        let place = place(report, setting.source, None, &mut last);
-        lines(&mut buf, &mut std::iter::once(&setting.finding), &place)?;
-    }
-    out.write_all(&buf)?;
     Ok(tally)
 }
 
@@ -642,6 +687,54 @@ pub(crate) mod tests {
         let mut buf = Vec::new();
         render(r, &mut buf).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn two_threads_write_the_lines_one_writes() {
+        let base = worked_example();
+        for n in [1, 2, 5, 400] {
+            let mut r = base.clone();
+            r.servers = (0..n)
+                .flat_map(|i| {
+                    base.servers.iter().map(move |s| {
+                        let mut s = s.clone();
+                        s.name = format!("{}{i}", s.name);
+                        s.target = format!("{}{i}\u{1b}[2K", s.target).into();
+                        s
+                    })
+                })
+                .collect();
+            if let Some(f) = r.servers.get_mut(1).and_then(|s| s.findings.get_mut(0)) {
+                f.suppressed = Some(crate::model::Suppression {
+                    reason: "accepted".into(),
+                    expires: "2099-01-01".into(),
+                });
+            }
+            r.setting_findings.push(crate::model::SettingFinding {
+                source: 0,
+                line: 1,
+                column: 1,
+                finding: base.servers[0].findings[0].clone(),
+            });
+            let run = |threads, chunk_weight| {
+                let mut out = Vec::new();
+                let split = Split {
+                    threads,
+                    chunk_weight,
+                };
+                let tally =
+                    render_findings_on(&r, split, &mut out).unwrap_or_else(|e| panic!("{e}"));
+                (out, tally.by_severity, tally.suppressed)
+            };
+            let one = run(1, 64);
+            // Chunks of every size from one server (every server heavy at 1 and 2).
+            for chunk_weight in [1, 2, 5, 64, 10_000] {
+                assert_eq!(one, run(1, chunk_weight), "{n} {chunk_weight}");
+                assert_eq!(one, run(2, chunk_weight), "{n} {chunk_weight}");
+            }
+            assert_eq!(one.0.iter().filter(|&&b| b == b'\n').count(), 8 * n + 1);
+            assert_eq!(one.2, 1);
+        }
     }
 
     /// Each line's first seven fields, as the earlier implementation wrote the line.

@@ -38,11 +38,12 @@ use crate::hash::{HashMap, HashSet};
 use crate::hash::{HashMapExt, HashSetExt};
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use crate::model::{AuditedServer, Coverage, Launch, Report};
-use crate::pin::configured::pin_headers;
+use crate::pin::configured::{pin_headers, PinHeaders};
 use crate::text::redact::{names_a_credential, redacted};
 
 /// Suffix of every lock file doctor names.
@@ -63,8 +64,14 @@ const FIRST_HASH_DIGITS: usize = 6;
 /// and a slug that still reads as one becomes `server`: the lock name is printed in
 /// pin lines and committed, and a server name is config text like any other.
 pub fn lock_slug(name: &str) -> String {
-    let slug = slug_of(&redacted(name));
-    if names_a_credential(&slug) {
+    let shown = redacted(name);
+    let slug = slug_of(&shown);
+    // Whether the slug names a credential is `redacted(slug) != slug`. When nothing
+    // in the name was redacted and the name is its own slug (`s0-1`, `github`: most
+    // names), that is the scan just made, and its answer is no: the slug is not
+    // scanned twice.
+    let answered = matches!(shown, Cow::Borrowed(_)) && slug == name;
+    if !answered && names_a_credential(&slug) {
         "server".to_string()
     } else {
         slug
@@ -78,14 +85,30 @@ fn slug_of(name: &str) -> String {
     // copy of the name.
     // The slug only grows and is cut at MAX_SLUG: the rest of a long name cannot
     // change it.
-    for c in name.chars().flat_map(char::to_lowercase) {
+    let mut push = |c: char| {
         if slug.len() >= MAX_SLUG {
-            break;
+            return false;
         }
         if c.is_ascii_lowercase() || c.is_ascii_digit() {
             slug.push(c);
         } else if !slug.is_empty() && !slug.ends_with('-') {
             slug.push('-');
+        }
+        true
+    };
+    if name.is_ascii() {
+        // An ASCII character lowercases to one ASCII character: byte by byte, the
+        // same characters without the per-character iterator (most names).
+        for b in name.bytes() {
+            if !push(char::from(b.to_ascii_lowercase())) {
+                break;
+            }
+        }
+    } else {
+        for c in name.chars().flat_map(char::to_lowercase) {
+            if !push(c) {
+                break;
+            }
         }
     }
     slug.truncate(MAX_SLUG);
@@ -169,10 +192,14 @@ impl NameState {
     }
 }
 
+/// A lock file name, shared by every server of its launch and by the namer's set of
+/// names given: one allocation per launch, however many servers it covers.
+pub type LockName = Arc<str>;
+
 /// Hands out lock names for one run: distinct from each other and from `is_taken`.
 pub struct LockNamer<'a> {
     is_taken: &'a dyn Fn(&str) -> bool,
-    given: HashSet<String>,
+    given: HashSet<LockName>,
     states: HashMap<String, NameState>,
 }
 
@@ -187,44 +214,54 @@ impl<'a> LockNamer<'a> {
         }
     }
 
+    /// Room for `n` more names without growing the set on the way.
+    fn reserve(&mut self, n: usize) {
+        self.given.reserve(n);
+    }
+
     /// The next free name for a server called `name`.
-    pub fn name(&mut self, name: &str) -> String {
+    pub fn name(&mut self, name: &str) -> LockName {
         if !self.states.contains_key(name) {
             // Most names are free at once: no search state is kept for them. A later
             // server of the same name finds the plain name given and starts one.
             let mut fresh = NameState::new(name);
             let plain = fresh.candidate(name);
-            if !self.given.contains(&plain) && !(self.is_taken)(&plain) {
-                self.given.insert(plain.clone());
-                return plain;
+            if !self.given.contains(plain.as_str()) && !(self.is_taken)(&plain) {
+                return give(&mut self.given, &plain);
             }
             fresh.advance();
             self.states.insert(name.to_string(), fresh);
         }
         let Some(state) = self.states.get_mut(name) else {
-            return lock_slug(name) + LOCK_SUFFIX;
+            return Arc::from(lock_slug(name) + LOCK_SUFFIX);
         };
         loop {
             let candidate = state.candidate(name);
             // A taken candidate stays taken for the rest of the run: never retried.
             state.advance();
-            if !self.given.contains(&candidate) && !(self.is_taken)(&candidate) {
-                self.given.insert(candidate.clone());
-                return candidate;
+            if !self.given.contains(candidate.as_str()) && !(self.is_taken)(&candidate) {
+                return give(&mut self.given, &candidate);
             }
             if matches!(state.progress, Progress::Counter(u64::MAX)) {
                 // Only a contrived `is_taken` gets here.
-                return candidate;
+                return Arc::from(candidate);
             }
         }
     }
+}
+
+/// Record `candidate` as given and hand it out.
+fn give(given: &mut HashSet<LockName>, candidate: &str) -> LockName {
+    let name: LockName = Arc::from(candidate);
+    given.insert(Arc::clone(&name));
+    name
 }
 
 /// `<slug>.warden.lock`, or, when `is_taken` says that name is used,
 /// `<slug>-<first 6 hex of sha256(name)>.warden.lock`, extending the hash one
 /// digit at a time while the candidate is still taken, then a counter.
 pub fn lock_file_name(name: &str, is_taken: &dyn Fn(&str) -> bool) -> String {
-    LockNamer::new(is_taken).name(name)
+    LockNamer::new(is_taken).name(name).to_string()
 }
 
 /// What makes two servers one launch (see the module documentation). It borrows
@@ -242,10 +279,64 @@ pub enum LaunchKey<'s> {
     Remote {
         url: &'s str,
         /// Each printed header; the values as written where one is withheld.
-        headers: Vec<(Cow<'s, str>, &'s str)>,
+        headers: RemoteHeaders<'s>,
     },
     /// Starts nothing: never the same as another server.
     Unique(usize),
+}
+
+/// A header or env pair as the model holds it.
+type Pair = (String, String);
+
+/// The headers of a remote launch as [`LaunchKey`] compares them: the sequence of
+/// each printed header (`(text, "")`) followed, when a value is withheld or a name
+/// left out, by each header as written (`(name, value)`). The printed headers are
+/// the run's one judgment of that header map ([`pin_headers`], shared, not copied)
+/// and the written ones borrow the server's: comparing and hashing walk the
+/// sequence, so no server's key allocates.
+#[derive(Debug, Clone)]
+pub struct RemoteHeaders<'s> {
+    printed: Arc<PinHeaders>,
+    /// The launched headers and the declared ones (the values as written), when
+    /// they are part of the key.
+    written: Option<(&'s [Pair], &'s [Pair])>,
+}
+
+impl<'s> RemoteHeaders<'s> {
+    fn len(&self) -> usize {
+        self.printed.headers.len() + self.written.map_or(0, |(launched, _)| launched.len())
+    }
+
+    fn pairs(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        let printed = self.printed.headers.iter().map(|h| (h.text.as_str(), ""));
+        let written = self.written.into_iter().flat_map(|(launched, declared)| {
+            launched.iter().enumerate().map(move |(i, (k, v))| {
+                let value = declared
+                    .get(i)
+                    .filter(|_| declared.len() <= launched.len())
+                    .map_or(v, |(_, w)| w);
+                (k.as_str(), value.as_str())
+            })
+        });
+        printed.chain(written)
+    }
+}
+
+impl PartialEq for RemoteHeaders<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.pairs().eq(other.pairs())
+    }
+}
+
+impl Eq for RemoteHeaders<'_> {}
+
+impl std::hash::Hash for RemoteHeaders<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.len());
+        for pair in self.pairs() {
+            pair.hash(state);
+        }
+    }
 }
 
 /// The environment names of a stdio launch, sorted and without repeats: the
@@ -320,49 +411,110 @@ pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey<'_> {
             // out, the values as written too, so different credentials stay apart.
             let printed = pin_headers(&server.spec);
             let keep_written = printed.unnamed > 0 || printed.headers.iter().any(|h| h.withheld);
-            let mut headers: Vec<(Cow<'_, str>, &str)> = printed
-                .headers
-                .into_iter()
-                .map(|h| (Cow::Owned(h.text), ""))
-                .collect();
-            if keep_written {
-                let declared = &server.spec.declared.headers;
-                headers.extend(r.headers.iter().enumerate().map(|(i, (k, v))| {
-                    let written = declared
-                        .get(i)
-                        .filter(|_| declared.len() <= r.headers.len())
-                        .map_or(v, |(_, w)| w);
-                    (Cow::Borrowed(k.as_str()), written.as_str())
-                }));
-            }
             LaunchKey::Remote {
                 url: &r.url,
-                headers,
+                headers: RemoteHeaders {
+                    printed,
+                    written: keep_written.then_some((
+                        r.headers.as_slice(),
+                        server.spec.declared.headers.as_slice(),
+                    )),
+                },
             }
         }
         Launch::Nothing => LaunchKey::Unique(index),
     }
 }
 
+/// The launches of a run's servers, each numbered in the order it first appears.
+///
+/// A table of the keys themselves (about 90 bytes each) was most of the fresh
+/// memory naming touched on a large home, and fresh pages are expensive: the table
+/// holds each launch's key hash and number instead (16 bytes), and a key is
+/// compared with the key of the launch's first server, made again, when the hashes
+/// agree. Two different launches with one 64-bit hash (the hasher is seeded per
+/// process) are kept apart in a table of whole keys.
+struct Launches<'s, S = foldhash::fast::RandomState> {
+    hasher: S,
+    /// Key hash → the first launch with that hash.
+    by_hash: HashMap<u64, usize>,
+    /// Launches whose key hash an earlier, different launch has.
+    colliding: HashMap<LaunchKey<'s>, usize>,
+    /// Each launch's first server, and its index in the report.
+    first: Vec<(&'s AuditedServer, usize)>,
+}
+
+impl<'s> Launches<'s> {
+    fn with_capacity(n: usize) -> Launches<'s> {
+        Launches::with_hasher(n, foldhash::fast::RandomState::default())
+    }
+}
+
+impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
+    fn with_hasher(n: usize, hasher: S) -> Launches<'s, S> {
+        Launches {
+            hasher,
+            by_hash: HashMap::with_capacity(n),
+            colliding: HashMap::new(),
+            first: Vec::with_capacity(n),
+        }
+    }
+
+    /// The number of the launch of `server` (at `index` of the report), and whether
+    /// it is a new one.
+    fn number(&mut self, server: &'s AuditedServer, index: usize) -> (usize, bool) {
+        let key = launch_key(server, index);
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, &key);
+        let next = self.first.len();
+        let number = match self.by_hash.get(&hash) {
+            None => {
+                self.by_hash.insert(hash, next);
+                next
+            }
+            Some(&n) => {
+                let same = self
+                    .first
+                    .get(n)
+                    .is_some_and(|&(first, at)| launch_key(first, at) == key);
+                if same {
+                    n
+                } else {
+                    *self.colliding.entry(key).or_insert(next)
+                }
+            }
+        };
+        if number == next {
+            self.first.push((server, index));
+        }
+        (number, number == next)
+    }
+}
+
 /// Set `lock_name` for every uncovered server ([`Coverage::None`]), in report order,
 /// and clear it for the others: servers of one launch ([`LaunchKey`]) share the
-/// name the first of them gets. A name already given to another launch in this
-/// run, or for which `exists_on_disk` returns true, is never reused. Call once;
-/// `doctor --pin` writes exactly these names.
+/// name the first of them gets (one shared [`LockName`], not a copy per server). A
+/// name already given to another launch in this run, or for which
+/// `exists_on_disk` returns true, is never reused. Call once; `doctor --pin`
+/// writes exactly these names.
 pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> bool) {
     let mut namer = LockNamer::new(exists_on_disk);
+    let uncovered = report.uncovered().count();
+    namer.reserve(uncovered);
     // The name of each launch, and each server's launch: decided over borrowed
     // keys first, then written into the servers.
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<LockName> = Vec::new();
     let mut chosen: Vec<Option<usize>> = Vec::with_capacity(report.servers.len());
     {
-        let mut by_launch: HashMap<LaunchKey<'_>, usize> = HashMap::new();
+        // Sized for every uncovered server at once: a table grown by doubling
+        // touches about twice the memory.
+        let mut launches = Launches::with_capacity(uncovered);
         for (i, server) in report.servers.iter().enumerate() {
             chosen.push((server.coverage == Coverage::None).then(|| {
-                *by_launch.entry(launch_key(server, i)).or_insert_with(|| {
+                let (launch, new) = launches.number(server, i);
+                if new {
                     names.push(namer.name(&server.name));
-                    names.len() - 1
-                })
+                }
+                launch
             }));
         }
     }
@@ -372,16 +524,29 @@ pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> b
 }
 
 /// One lock to pin: its name and the uncovered servers it covers, in report order.
+/// A group of one server (the usual case: a launch in one config) holds no list.
 pub struct LockGroup<'r> {
-    pub lock: String,
-    pub servers: Vec<&'r AuditedServer>,
+    pub lock: LockName,
+    first: &'r AuditedServer,
+    /// The servers after the first.
+    rest: Vec<&'r AuditedServer>,
 }
 
 impl<'r> LockGroup<'r> {
     /// The server whose launch the pin line prints (every server of the group
     /// starts the same thing).
-    pub fn first(&self) -> Option<&'r AuditedServer> {
-        self.servers.first().copied()
+    pub fn first(&self) -> &'r AuditedServer {
+        self.first
+    }
+
+    /// Every server of the group, in report order.
+    pub fn servers(&self) -> impl Iterator<Item = &'r AuditedServer> + '_ {
+        std::iter::once(self.first).chain(self.rest.iter().copied())
+    }
+
+    /// How many servers the group covers.
+    pub fn server_count(&self) -> usize {
+        1 + self.rest.len()
     }
 }
 
@@ -389,46 +554,54 @@ impl<'r> LockGroup<'r> {
 /// appears: the assigned names, or, for servers the caller did not assign, names
 /// computed like [`assign_lock_names`] would (without the disk check).
 pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
+    let uncovered = report.uncovered().count();
+    let all_named = report.uncovered().all(|s| s.lock_name.is_some());
     // Only servers the caller did not name need the namer (and the set of the
     // names it must avoid); doctor names every one.
-    let assigned: HashSet<&str> = if report.uncovered().any(|s| s.lock_name.is_none()) {
+    let assigned: HashSet<&str> = if all_named {
+        HashSet::new()
+    } else {
         report
             .uncovered()
             .filter_map(|s| s.lock_name.as_deref())
             .collect()
-    } else {
-        HashSet::new()
     };
     let is_assigned = |c: &str| assigned.contains(c);
     let mut namer = LockNamer::new(&is_assigned);
-    let mut by_launch: HashMap<LaunchKey<'_>, String> = HashMap::new();
-    let mut groups: Vec<LockGroup<'_>> = Vec::new();
-    let mut index_of: HashMap<Cow<'_, str>, usize> = HashMap::new();
+    let mut launches = Launches::with_capacity(0);
+    let mut launch_names: Vec<LockName> = Vec::new();
+    let mut groups: Vec<LockGroup<'_>> = Vec::with_capacity(if all_named { uncovered } else { 0 });
+    let mut index_of: HashMap<LockName, usize> = HashMap::with_capacity(uncovered);
     for (i, s) in report.servers.iter().enumerate() {
         if s.coverage != Coverage::None {
             continue;
         }
-        let name: Cow<'_, str> = match &s.lock_name {
-            Some(n) => Cow::Borrowed(n),
-            None => Cow::Owned(
-                by_launch
-                    .entry(launch_key(s, i))
-                    .or_insert_with(|| namer.name(&s.name))
-                    .clone(),
-            ),
+        let name: LockName = match &s.lock_name {
+            Some(n) => Arc::clone(n),
+            None => {
+                let (launch, new) = launches.number(s, i);
+                if new {
+                    launch_names.push(namer.name(&s.name));
+                }
+                match launch_names.get(launch) {
+                    Some(n) => Arc::clone(n),
+                    None => namer.name(&s.name),
+                }
+            }
         };
         match index_of.get(&name) {
             Some(&g) => {
                 if let Some(group) = groups.get_mut(g) {
-                    group.servers.push(s);
+                    group.rest.push(s);
                 }
             }
             None => {
+                index_of.insert(Arc::clone(&name), groups.len());
                 groups.push(LockGroup {
-                    lock: name.clone().into_owned(),
-                    servers: vec![s],
+                    lock: name,
+                    first: s,
+                    rest: Vec::new(),
                 });
-                index_of.insert(name, groups.len() - 1);
             }
         }
     }
@@ -510,8 +683,185 @@ mod tests {
         }
     }
 
+    /// [`lock_slug`] as it read before it skipped the second scan: the slug of the
+    /// redacted name, `server` when the slug itself reads as a credential.
+    fn slug_scanned_twice(name: &str) -> String {
+        let slug = slug_of(&redacted(name));
+        if names_a_credential(&slug) {
+            "server".to_string()
+        } else {
+            slug
+        }
+    }
+
+    #[test]
+    fn a_name_that_is_its_own_slug_is_scanned_once_with_the_same_answer() {
+        let gh = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        let names = [
+            "s0-1".to_string(),
+            "github".to_string(),
+            "my server".to_string(),
+            gh.to_string(),
+            gh.to_ascii_lowercase(),
+            format!("x-{}", gh.to_ascii_lowercase().replace('_', "-")),
+            "xoxb-123456789012-123456789012-abcdefghijabcdefghijabcd".to_string(),
+            "akiaiosfodnn7examplq".to_string(),
+            "AKIAIOSFODNN7EXAMPLQ".to_string(),
+            "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789abcd".to_string(),
+            "glpat-abcdefghij0123456789".to_string(),
+            "password-hunter2".to_string(),
+            "token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_string(),
+            "a".repeat(150),
+            String::new(),
+        ];
+        for name in &names {
+            assert_eq!(lock_slug(name), slug_scanned_twice(name), "{name:?}");
+        }
+    }
+
+    /// The remote key as it was spelled before it borrowed: the URL, then each
+    /// printed header as `(text, "")` and, when a value is withheld or a name left
+    /// out, each header as written.
+    fn remote_key_spelled_out(server: &AuditedServer) -> (String, Vec<(String, String)>) {
+        let Launch::Remote(r) = &server.spec.launch else {
+            panic!("not remote");
+        };
+        let printed = pin_headers(&server.spec);
+        let mut pairs: Vec<(String, String)> = printed
+            .headers
+            .iter()
+            .map(|h| (h.text.clone(), String::new()))
+            .collect();
+        if printed.unnamed > 0 || printed.headers.iter().any(|h| h.withheld) {
+            let declared = &server.spec.declared.headers;
+            pairs.extend(r.headers.iter().enumerate().map(|(i, (k, v))| {
+                let written = declared
+                    .get(i)
+                    .filter(|_| declared.len() <= r.headers.len())
+                    .map_or(v, |(_, w)| w);
+                (k.clone(), written.clone())
+            }));
+        }
+        (r.url.clone(), pairs)
+    }
+
+    #[test]
+    fn borrowed_remote_keys_compare_and_hash_as_the_spelled_out_ones() {
+        use crate::reading::{Reader, Readers};
+        let header_sets: Vec<Vec<(&str, &str)>> = vec![
+            vec![],
+            vec![("X-Api-Key", "${FM_KEY}")],
+            vec![("X-Api-Key", "${env:FM_KEY}")],
+            vec![("X-Api-Key", "literal-one")],
+            vec![("X-Api-Key", "literal-two")],
+            vec![("Authorization", "Bearer ${T}")],
+            vec![("Authorization", "Bearer ${T}"), ("X-Trace", "on")],
+            vec![("X-Trace", "on"), ("Authorization", "Bearer ${T}")],
+            vec![("A B", "x")],
+            vec![("A B", "y")],
+            vec![("A B", "x"), ("X-Trace", "on")],
+            // A printed header whose text equals a header as written.
+            vec![("X-Trace: on", "")],
+        ];
+        let mut servers = Vec::new();
+        for (i, headers) in header_sets.iter().enumerate() {
+            for reader in [Reader::ClaudeCode, Reader::VsCode] {
+                for url in ["https://a.example/mcp", "https://b.example/mcp"] {
+                    let mut s = server(&format!("r{i}"), Coverage::None);
+                    s.spec = crate::model::ServerSpec::remote(url).with_headers(
+                        headers
+                            .iter()
+                            .map(|(k, v)| (k.to_string(), v.to_string()))
+                            .collect(),
+                    );
+                    s.spec.origin.readers = Readers::of(&[reader]);
+                    servers.push(s);
+                }
+            }
+        }
+        let hasher = foldhash::fast::RandomState::default();
+        let keys: Vec<LaunchKey<'_>> = servers.iter().map(|s| launch_key(s, 0)).collect();
+        let spelled: Vec<_> = servers.iter().map(remote_key_spelled_out).collect();
+        let mut equal_pairs = 0;
+        for (a, (ka, sa)) in keys.iter().zip(&spelled).enumerate() {
+            for (b, (kb, sb)) in keys.iter().zip(&spelled).enumerate() {
+                assert_eq!(ka == kb, sa == sb, "{a} {b}: {sa:?} {sb:?}");
+                if ka == kb {
+                    let h = |k: &LaunchKey<'_>| std::hash::BuildHasher::hash_one(&hasher, k);
+                    assert_eq!(h(ka), h(kb));
+                    equal_pairs += usize::from(a != b);
+                }
+            }
+        }
+        // `${env:FM_KEY}` (VS Code) and `${FM_KEY}` (Claude Code) print alike.
+        assert!(equal_pairs > 0);
+    }
+
+    /// A hasher that gives every key the same hash: every launch after the first
+    /// collides.
+    #[derive(Default)]
+    struct Constant;
+
+    impl std::hash::Hasher for Constant {
+        fn finish(&self) -> u64 {
+            7
+        }
+
+        fn write(&mut self, _: &[u8]) {}
+    }
+
+    #[test]
+    fn launches_are_numbered_as_a_table_of_whole_keys_numbers_them() {
+        let mut servers = Vec::new();
+        for i in 0..40 {
+            let mut s = stdio(
+                "memory",
+                &["-y", &format!("pkg@1.{}", i % 7)],
+                if i % 3 == 0 { &["A", "B"] } else { &["B", "A"] },
+            );
+            if i % 5 == 0 {
+                s = distinct("remote", i % 4);
+            }
+            if i % 11 == 0 {
+                s.spec = crate::model::ServerSpec::default();
+            }
+            servers.push(s);
+        }
+        fn numbers<'s, S: std::hash::BuildHasher>(
+            servers: &'s [AuditedServer],
+            mut launches: Launches<'s, S>,
+        ) -> Vec<(usize, bool)> {
+            servers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| launches.number(s, i))
+                .collect()
+        }
+        let mut whole: HashMap<LaunchKey<'_>, usize> = HashMap::new();
+        let expected: Vec<(usize, bool)> = servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let next = whole.len();
+                let n = *whole.entry(launch_key(s, i)).or_insert(next);
+                (n, n == next)
+            })
+            .collect();
+        assert_eq!(numbers(&servers, Launches::with_capacity(0)), expected);
+        let colliding = std::hash::BuildHasherDefault::<Constant>::default();
+        assert_eq!(
+            numbers(&servers, Launches::with_hasher(4, colliding)),
+            expected
+        );
+        // Shared launches are there to be found.
+        assert!(expected.iter().filter(|(_, new)| !new).count() > 10);
+    }
+
     fn names(r: &Report) -> Vec<Option<String>> {
-        r.servers.iter().map(|s| s.lock_name.clone()).collect()
+        r.servers
+            .iter()
+            .map(|s| s.lock_name.as_deref().map(String::from))
+            .collect()
     }
 
     #[test]
@@ -602,7 +952,10 @@ mod tests {
     fn unassigned_names_are_computed_for_printing() {
         let mut r = report(vec![distinct("a-b", 0), distinct("a/b", 1)]);
         r.servers[0].lock_name = Some("a-b.warden.lock".into());
-        let got: Vec<String> = uncovered_groups(&r).into_iter().map(|g| g.lock).collect();
+        let got: Vec<String> = uncovered_groups(&r)
+            .into_iter()
+            .map(|g| g.lock.to_string())
+            .collect();
         assert_eq!(got[0], "a-b.warden.lock");
         assert_eq!(
             got[1],
@@ -661,7 +1014,7 @@ mod tests {
         let groups = uncovered_groups(&r);
         let sizes: Vec<(String, usize)> = groups
             .iter()
-            .map(|g| (g.lock.clone(), g.servers.len()))
+            .map(|g| (g.lock.to_string(), g.server_count()))
             .collect();
         let h = |n: &str| sha256_hex(n)[..6].to_string();
         assert_eq!(
@@ -688,15 +1041,11 @@ mod tests {
             ]
         );
         // Every uncovered server has a name; distinct launches never share one.
-        let names: HashSet<&str> = groups.iter().map(|g| g.lock.as_str()).collect();
-        assert_eq!(names.len(), groups.len());
+        let distinct: HashSet<&str> = groups.iter().map(|g| &*g.lock).collect();
+        assert_eq!(distinct.len(), groups.len());
         // Stable: the same report names the same way again.
-        let before: Vec<Option<String>> = r.servers.iter().map(|s| s.lock_name.clone()).collect();
+        let before = names(&r);
         assign_lock_names(&mut r, &|_| false);
-        assert_eq!(names_of(&r), before);
-    }
-
-    fn names_of(r: &Report) -> Vec<Option<String>> {
-        r.servers.iter().map(|s| s.lock_name.clone()).collect()
+        assert_eq!(names(&r), before);
     }
 }

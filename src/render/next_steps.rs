@@ -55,15 +55,27 @@
 //! name checked to be `[A-Za-z_][A-Za-z0-9_]*`. Headers pass through `env:` like
 //! every other non-bare word. A variable named like the step's own `MCP_WARDEN_…`
 //! variables gets the server a comment instead of a step.
+//!
+//! # Made once per launch, on two threads
+//!
+//! Each lock group's launch is masked and quoted once (`launch`), and that one
+//! printed form serves its pin line, its part of the notes and its CI step; its
+//! headers are the run's one judgment of that header map, shared with lock naming
+//! ([`crate::pin::configured::pin_headers`]). On a large home the groups are made
+//! in chunks on two threads and written in order
+//! (`render::write_in_order`); a chunk's CI steps are kept as text until
+//! the notes between the pin lines and the workflow, which depend on every
+//! launch, are known. Nothing of a launch outlives its chunk.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use crate::model::{AuditedServer, Report, Scope, ServerSpec};
-use crate::pin::configured::{pin_env, pin_headers, PinHeader};
+use crate::pin::configured::{pin_env, pin_headers, PinEnv, PinHeaders};
 use crate::render::lock_names::{uncovered_groups, LockGroup};
 use crate::render::wrap::{wrapped, Breaks};
-use crate::render::{flush_if_full, FLUSH_AT};
+use crate::render::{chunks_by_weight, flush_if_full, write_in_order, Chunk, Split, FLUSH_AT};
 use crate::rules::Severity;
 use crate::text::display;
 use crate::text::mask::{shown_argv, shown_url, Shown, REDACTED_ARG, REDACTED_URL};
@@ -113,15 +125,6 @@ enum Word<'a> {
     Placeholder(&'static str),
 }
 
-impl Word<'_> {
-    fn quoted(&self) -> Cow<'_, str> {
-        match self {
-            Word::Config(w) => quote(w),
-            Word::Placeholder(p) => quote(p),
-        }
-    }
-}
-
 /// How the server's launch is printed: the words already sanitised and masked,
 /// shared by the pin line, the check line and the CI step.
 struct Launch<'a> {
@@ -130,25 +133,31 @@ struct Launch<'a> {
     words: Vec<Word<'a>>,
     /// The argv goes after `--` because a word could be read as pin's own option.
     needs_separator: bool,
-    /// `--env NAME` for each (plain names only).
-    env: Vec<String>,
-    /// `--header 'K: V'` for each, in `pin`'s syntax, without a credential.
-    headers: Vec<PinHeader>,
-    /// Env or header names that are not plain names: not printed, not passed.
-    unnamed: usize,
-    /// Env names that control execution: not passed, listed in a note.
-    withheld_env: Vec<String>,
+    /// `--env NAME` for each plain name; the env names not printed (not plain
+    /// names) and those withheld (they control execution: not passed, listed in a
+    /// note).
+    env: PinEnv<'a>,
+    /// `--header 'K: V'` for each, in `pin`'s syntax, without a credential, and the
+    /// header names not printed: the run's one judgment of this header map, shared
+    /// with lock naming ([`pin_headers`]).
+    headers: Arc<PinHeaders>,
 }
 
 impl Launch<'_> {
     /// The variables the user exports before running the lines: `--env` names and
     /// the `${NAME}`s of the headers.
     fn variables(&self) -> impl Iterator<Item = &str> {
-        self.env.iter().map(String::as_str).chain(
+        self.env.names.iter().copied().chain(
             self.headers
+                .headers
                 .iter()
                 .flat_map(|h| h.variables.iter().map(String::as_str)),
         )
+    }
+
+    /// Env or header names that are not plain names: not printed, not passed.
+    fn unnamed(&self) -> usize {
+        self.env.unnamed + self.headers.unnamed
     }
 }
 
@@ -165,15 +174,12 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
             Shown::Word(w) => Word::Config(w),
             Shown::Withheld => Word::Placeholder(REDACTED_URL),
         };
-        let headers = pin_headers(spec);
         return Launch {
             remote: true,
             words: vec![word],
             needs_separator: false,
-            env: Vec::new(),
-            headers: headers.headers,
-            unnamed: headers.unnamed,
-            withheld_env: Vec::new(),
+            env: PinEnv::default(),
+            headers: pin_headers(spec),
         };
     }
     let env = pin_env(spec);
@@ -189,52 +195,75 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
         remote: false,
         words,
         needs_separator,
-        env: env.names,
-        headers: Vec::new(),
-        unnamed: env.unnamed,
-        withheld_env: env.withheld,
+        env,
+        headers: pin_headers(spec),
     }
 }
 
-/// ` --env NAME` for each name and ` --header <h>` for each header, `header(i)`
-/// giving the printed form of header `i` (quoted, or an environment reference).
-fn push_pass_options<'h>(
-    line: &mut String,
-    launch: &Launch<'_>,
-    header: impl Fn(usize, &'h str) -> Cow<'h, str>,
-    headers: &'h [PinHeader],
-) {
-    for name in &launch.env {
+/// Where a line is printed, which decides how each word is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dest {
+    /// A line to paste into a shell: every word [`quote`]d.
+    Terminal,
+    /// The `run:` script of a CI step: a config word that is not bare, and every
+    /// header, is a reference to the step's `env:` map (see the module docs).
+    Ci,
+}
+
+/// Launch word `i` as `dest` prints it, written into `line`.
+fn push_word(line: &mut String, launch: &Launch<'_>, i: usize, word: &Word<'_>, dest: Dest) {
+    match word {
+        Word::Config(w) if dest == Dest::Ci && !is_bare(w) => {
+            line.push_str("\"$");
+            push_env_name(line, launch, i);
+            line.push('"');
+        }
+        Word::Config(w) => push_quoted(line, w),
+        Word::Placeholder(p) => push_quoted(line, p),
+    }
+}
+
+/// ` --env NAME` for each name and ` --header <h>` for each header: quoted for a
+/// terminal, or a reference to the CI step's `MCP_WARDEN_HEADER_<i>`.
+fn push_pass_options(line: &mut String, launch: &Launch<'_>, dest: Dest) {
+    for name in &launch.env.names {
         line.push_str(" --env ");
         line.push_str(name);
     }
-    for (i, h) in headers.iter().enumerate() {
+    for (i, h) in launch.headers.headers.iter().enumerate() {
         line.push_str(" --header ");
-        line.push_str(&header(i, &h.text));
+        match dest {
+            Dest::Terminal => push_quoted(line, &h.text),
+            Dest::Ci => push_header_reference(line, i),
+        }
     }
 }
 
-fn quoted_header(_: usize, text: &str) -> Cow<'_, str> {
-    quote(text)
+/// `"$MCP_WARDEN_HEADER_<i>"`.
+fn push_header_reference(line: &mut String, i: usize) {
+    line.push_str("\"$");
+    push_header_name(line, i);
+    line.push('"');
 }
 
 /// `--url <url>`, or `--url=<url>` when the printed URL starts with `-` and would
 /// otherwise be read as an option.
-fn push_url_option(line: &mut String, url: &Word<'_>, shown: &str) {
+fn push_url_option(line: &mut String, launch: &Launch<'_>, url: &Word<'_>, dest: Dest) {
     let starts_with_dash = match url {
         Word::Config(w) => w.starts_with('-'),
         Word::Placeholder(p) => p.starts_with('-'),
     };
     line.push_str(if starts_with_dash { "--url=" } else { "--url " });
-    line.push_str(shown);
+    push_word(line, launch, 0, url, dest);
 }
 
-fn push_words<'w>(line: &mut String, words: impl Iterator<Item = Cow<'w, str>>) {
-    for (i, w) in words.enumerate() {
+/// The argv, one space between words.
+fn push_words(line: &mut String, launch: &Launch<'_>, dest: Dest) {
+    for (i, w) in launch.words.iter().enumerate() {
         if i > 0 {
             line.push(' ');
         }
-        line.push_str(&w);
+        push_word(line, launch, i, w, dest);
     }
 }
 
@@ -256,75 +285,73 @@ pub fn pin_command(spec: &ServerSpec, lock_name: &str, approval: Approval) -> St
 
 fn push_pin_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, approval: Approval) {
     let push_tail = |line: &mut String| {
-        push_pass_options(line, launch, quoted_header, &launch.headers);
+        push_pass_options(line, launch, Dest::Terminal);
         if approval == Approval::AtPin {
             line.push_str(" --approve --approver ");
             line.push_str(APPROVER_PLACEHOLDER);
         }
         line.push_str(" --lock ");
-        line.push_str(&quote(lock_name));
+        push_quoted(line, lock_name);
     };
     line.push_str("mcp-warden pin");
     if launch.remote {
         if let Some(url) = launch.words.first() {
             line.push(' ');
-            push_url_option(line, url, &url.quoted());
+            push_url_option(line, launch, url, Dest::Terminal);
         }
         push_tail(line);
     } else if launch.needs_separator {
         push_tail(line);
         line.push_str(" -- ");
-        push_words(line, launch.words.iter().map(Word::quoted));
+        push_words(line, launch, Dest::Terminal);
     } else {
         line.push(' ');
-        push_words(line, launch.words.iter().map(Word::quoted));
+        push_words(line, launch, Dest::Terminal);
         push_tail(line);
     }
 }
 
 /// The line that records the approval of `lock_name` once its lock was reviewed.
 pub fn rotate_command(lock_name: &str) -> String {
-    format!(
-        "mcp-warden lock rotate {} --approver {APPROVER_PLACEHOLDER}",
-        quote(lock_name)
-    )
+    let mut line = String::new();
+    push_rotate_line(&mut line, lock_name);
+    line
+}
+
+/// [`rotate_command`] written into `line`.
+fn push_rotate_line(line: &mut String, lock_name: &str) {
+    line.push_str("mcp-warden lock rotate ");
+    push_quoted(line, lock_name);
+    line.push_str(" --approver ");
+    line.push_str(APPROVER_PLACEHOLDER);
 }
 
 /// The line that checks `spec` against `lock_name`, in the same argv form as
 /// [`pin_command`]: `mcp-warden check --lock <name> <argv…>` (with `--` before the
 /// argv when the pin line has it) or `mcp-warden check --url <url> --lock <name>`.
 pub fn check_command(spec: &ServerSpec, lock_name: &str) -> String {
-    let launch = launch(spec);
-    let words: Vec<Cow<'_, str>> = launch.words.iter().map(Word::quoted).collect();
     let mut line = String::new();
-    push_check_line(&mut line, &launch, &words, quoted_header, lock_name);
+    push_check_line(&mut line, &launch(spec), lock_name, Dest::Terminal);
     line
 }
 
-/// `check` with each word already in its printed form (`words[i]` for
-/// `launch.words[i]`, `header(i, text)` for header `i`): quoted for a terminal, or
-/// an environment reference in CI.
-fn push_check_line<'h>(
-    line: &mut String,
-    launch: &'h Launch<'_>,
-    words: &[Cow<'_, str>],
-    header: impl Fn(usize, &'h str) -> Cow<'h, str>,
-    lock_name: &str,
-) {
+/// `check` with each word in its printed form for `dest`: quoted for a terminal,
+/// or an environment reference in CI.
+fn push_check_line(line: &mut String, launch: &Launch<'_>, lock_name: &str, dest: Dest) {
     line.push_str("mcp-warden check ");
     if launch.remote {
-        if let (Some(url), Some(shown)) = (launch.words.first(), words.first()) {
-            push_url_option(line, url, shown);
+        if let Some(url) = launch.words.first() {
+            push_url_option(line, launch, url, dest);
         }
-        push_pass_options(line, launch, header, &launch.headers);
+        push_pass_options(line, launch, dest);
         line.push_str(" --lock ");
-        line.push_str(&quote(lock_name));
+        push_quoted(line, lock_name);
     } else {
         line.push_str("--lock ");
-        line.push_str(&quote(lock_name));
-        push_pass_options(line, launch, header, &launch.headers);
+        push_quoted(line, lock_name);
+        push_pass_options(line, launch, dest);
         line.push_str(if launch.needs_separator { " -- " } else { " " });
-        push_words(line, words.iter().cloned());
+        push_words(line, launch, dest);
     }
 }
 
@@ -374,13 +401,22 @@ jobs:\n  mcp-check:\n    runs-on: ubuntu-latest\n    steps:\n\
 /// What GitHub Actions evaluates wherever it appears in a workflow.
 const EXPRESSION_OPENER: &str = "${{";
 
-/// Name of the environment variable that carries launch word `i` into a CI step.
-fn env_name(launch: &Launch<'_>, i: usize) -> String {
+/// Name of the environment variable that carries launch word `i` into a CI step,
+/// written into `out`: `MCP_WARDEN_URL`, or `MCP_WARDEN_ARG_<i>`.
+fn push_env_name(out: &mut String, launch: &Launch<'_>, i: usize) {
+    use std::fmt::Write as _;
     if launch.remote {
-        "MCP_WARDEN_URL".to_string()
+        out.push_str("MCP_WARDEN_URL");
     } else {
-        format!("MCP_WARDEN_ARG_{i}")
+        let _ = write!(out, "MCP_WARDEN_ARG_{i}");
     }
+}
+
+/// Name of the environment variable that carries header `i` into a CI step,
+/// written into `out`: `MCP_WARDEN_HEADER_<i>`.
+fn push_header_name(out: &mut String, i: usize) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "MCP_WARDEN_HEADER_{i}");
 }
 
 /// The prefix of the names this snippet gives its own step variables.
@@ -447,7 +483,7 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
         .words
         .iter()
         .any(|w| matches!(w, Word::Config(c) if opens(c)))
-        || launch.headers.iter().any(|h| opens(&h.text));
+        || launch.headers.headers.iter().any(|h| opens(&h.text));
     if has_expression {
         buf.push_str("      # No step for ");
         buf.push_str(lock);
@@ -483,67 +519,51 @@ fn push_ci_step(buf: &mut String, lock: &str, launch: &Launch<'_>) {
             "      # Replace each <REDACTED> placeholder with \"$NAME\" and set NAME from a repository secret under env:\n",
         );
     }
-    // (name, value), each written in its printed form below.
-    let mut env: Vec<(Cow<'_, str>, StepValue<'_>)> = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for v in launch.variables() {
-        if !seen.contains(&v) {
-            seen.push(v);
-            env.push((Cow::Borrowed(v), StepValue::Secret(v)));
-        }
-    }
-    let words: Vec<Cow<'_, str>> = launch
-        .words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| match w {
-            Word::Config(c) if !is_bare(c) => {
-                let name = env_name(launch, i);
-                let reference = Cow::Owned(format!("\"${name}\""));
-                env.push((Cow::Owned(name), StepValue::Text(c)));
-                reference
-            }
-            other => other.quoted(),
-        })
-        .collect();
-    for (i, h) in launch.headers.iter().enumerate() {
-        env.push((
-            Cow::Owned(format!("MCP_WARDEN_HEADER_{i}")),
-            StepValue::Text(&h.text),
-        ));
-    }
-    let header_ref = |i: usize, _: &str| Cow::Owned(format!("\"$MCP_WARDEN_HEADER_{i}\""));
     buf.push_str("      - name: Check ");
     buf.push_str(lock);
     buf.push('\n');
-    if !env.is_empty() {
+    // The `env:` map, written as it is decided: each variable the line needs (the
+    // first time it is named) from its repository secret, then each config word
+    // that is not bare, then each header, as YAML single-quoted values.
+    let config_word = |w: &Word<'_>| matches!(w, Word::Config(c) if !is_bare(c));
+    if launch.variables().next().is_some()
+        || launch.words.iter().any(config_word)
+        || !launch.headers.headers.is_empty()
+    {
         buf.push_str("        env:\n");
-        for (name, value) in &env {
-            buf.push_str("          ");
-            buf.push_str(&yaml_key(name));
-            buf.push_str(": ");
-            match value {
-                StepValue::Secret(v) => {
-                    buf.push_str("${{ secrets.");
-                    push_secret_name(buf, v);
-                    buf.push_str(" }}");
-                }
-                StepValue::Text(t) => push_yaml_single_quoted(buf, t),
+        let mut seen: Vec<&str> = Vec::new();
+        for v in launch.variables() {
+            if !seen.contains(&v) {
+                seen.push(v);
+                buf.push_str("          ");
+                buf.push_str(&yaml_key(v));
+                buf.push_str(": ${{ secrets.");
+                push_secret_name(buf, v);
+                buf.push_str(" }}\n");
             }
+        }
+        for (i, w) in launch.words.iter().enumerate() {
+            if let Word::Config(c) = w {
+                if !is_bare(c) {
+                    buf.push_str("          ");
+                    push_env_name(buf, launch, i);
+                    buf.push_str(": ");
+                    push_yaml_single_quoted(buf, c);
+                    buf.push('\n');
+                }
+            }
+        }
+        for (i, h) in launch.headers.headers.iter().enumerate() {
+            buf.push_str("          ");
+            push_header_name(buf, i);
+            buf.push_str(": ");
+            push_yaml_single_quoted(buf, &h.text);
             buf.push('\n');
         }
     }
     buf.push_str("        run: |\n          ");
-    push_check_line(buf, launch, &words, header_ref, lock);
+    push_check_line(buf, launch, lock, Dest::Ci);
     buf.push('\n');
-}
-
-/// The value of one variable of a CI step's `env:` map.
-enum StepValue<'a> {
-    /// `${{ secrets.<secret_name(name)> }}`.
-    Secret(&'a str),
-    /// A printed launch word or header, as a YAML single-quoted scalar.
-    Text(&'a str),
 }
 
 /// Two distinct variables of `launch` whose repository secrets are one secret:
@@ -576,8 +596,7 @@ fn yaml_key(name: &str) -> Cow<'_, str> {
 /// would get it.
 fn group_approval(report: &Report, group: &LockGroup<'_>) -> Approval {
     if group
-        .servers
-        .iter()
+        .servers()
         .all(|s| approval_for(report, s) == Approval::AtPin)
     {
         Approval::AtPin
@@ -622,12 +641,118 @@ fn push_prose(buf: &mut String, width: usize, first: &str, rest: &str, text: &st
 /// what precedes) and ends with the CI snippet. Its prose is filled into `width`
 /// columns; the lines to paste are printed whole.
 pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    render_next_steps_on(report, width, None, out)
+}
+
+/// About how many lines a group prints (its targets, its pin line, its CI step's
+/// words and variables), to cut the groups into chunks ([`chunks_by_weight`]).
+fn group_weight(group: &LockGroup<'_>) -> usize {
+    let spec = &group.first().spec;
+    group.server_count() + 1 + spec.args().len() + spec.env().len() + spec.headers().len()
+}
+
+/// What the launches of some groups add to the notes below the pin lines.
+#[derive(Default)]
+struct Notes<'r> {
+    after_review: bool,
+    variables: bool,
+    withheld_header: bool,
+    unnamed: usize,
+    /// Env names not passed, without repeats, in order.
+    withheld_env: Vec<&'r str>,
+}
+
+impl<'r> Notes<'r> {
+    fn add(&mut self, launch: &Launch<'r>, approval: Approval) {
+        self.after_review |= approval == Approval::AfterReview;
+        self.variables |= launch.variables().next().is_some();
+        self.withheld_header |= launch.headers.headers.iter().any(|h| h.withheld);
+        self.unnamed += launch.unnamed();
+        self.add_withheld(&launch.env.withheld);
+    }
+
+    fn add_withheld(&mut self, names: &[&'r str]) {
+        for &name in names {
+            if !self.withheld_env.contains(&name) {
+                self.withheld_env.push(name);
+            }
+        }
+    }
+
+    /// Those of `other`, which follow these.
+    fn merge(&mut self, other: &Notes<'r>) {
+        self.after_review |= other.after_review;
+        self.variables |= other.variables;
+        self.withheld_header |= other.withheld_header;
+        self.unnamed += other.unnamed;
+        self.add_withheld(&other.withheld_env);
+    }
+}
+
+/// One chunk of groups once its pin lines are written: what it adds to the notes,
+/// and its CI steps, written after the notes.
+struct Written<'r> {
+    notes: Notes<'r>,
+    ci: String,
+}
+
+/// The `# target` lines, the pin line and (for a launch to review first) the rotate
+/// line of each group of `chunk`, into `buf`, handed to `out` in blocks when there
+/// is one; and its CI steps, into a block of their own. Each launch is masked and
+/// quoted once ([`launch`]) for its pin line, its notes and its CI step, and
+/// dropped with its chunk.
+fn push_chunk<'r>(
+    buf: &mut String,
+    report: &'r Report,
+    chunk: &Chunk<'r, LockGroup<'r>>,
+    mut out: Option<&mut dyn Write>,
+) -> io::Result<Written<'r>> {
+    let mut done = Written {
+        notes: Notes::default(),
+        ci: String::new(),
+    };
+    for group in chunk.items {
+        let shown = launch(&group.first().spec);
+        let approval = group_approval(report, group);
+        for server in group.servers() {
+            buf.push_str("  # ");
+            push_quoted(buf, &display(&server.target));
+            buf.push('\n');
+            if let Some(out) = out.as_deref_mut() {
+                flush_if_full(buf, out)?;
+            }
+        }
+        buf.push_str("  ");
+        push_pin_line(buf, &shown, &group.lock, approval);
+        buf.push('\n');
+        if approval == Approval::AfterReview {
+            buf.push_str("  ");
+            push_rotate_line(buf, &group.lock);
+            buf.push('\n');
+        }
+        done.notes.add(&shown, approval);
+        push_ci_step(&mut done.ci, &group.lock, &shown);
+        if let Some(out) = out.as_deref_mut() {
+            flush_if_full(buf, out)?;
+        }
+    }
+    Ok(done)
+}
+
+/// [`render_next_steps`], the groups split as `split` says ([`Split::for_items`]
+/// when `None`).
+fn render_next_steps_on(
+    report: &Report,
+    width: usize,
+    split: Option<Split>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let width = width.max(crate::render::findings::MIN_WIDTH);
     let groups = uncovered_groups(report);
     if groups.is_empty() {
         return Ok(());
     }
-    let servers: usize = groups.iter().map(|g| g.servers.len()).sum();
+    let servers: usize = groups.iter().map(LockGroup::server_count).sum();
     let mut buf = String::with_capacity(2 * FLUSH_AT);
     // No `(s)` plurals: pasted into fish, `server(s)` substitutes the output of a
     // command named `s`. The heading is prose above lines people copy as a block.
@@ -651,47 +776,31 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         )
     };
     push_prose(&mut buf, width, "", "  ", &heading);
-    // Masking and quoting are decided once per launch and shared by every line.
-    let mut launches: Vec<Launch<'_>> = Vec::with_capacity(groups.len());
-    let mut any_after_review = false;
-    for group in &groups {
-        let Some(first) = group.first() else {
-            continue;
-        };
-        let shown = launch(&first.spec);
-        let approval = group_approval(report, group);
-        for server in &group.servers {
-            buf.push_str("  # ");
-            push_quoted(&mut buf, &display(&server.target));
-            buf.push('\n');
-            flush_if_full(&mut buf, out)?;
-        }
-        buf.push_str("  ");
-        push_pin_line(&mut buf, &shown, &group.lock, approval);
-        buf.push('\n');
-        if approval == Approval::AfterReview {
-            any_after_review = true;
-            buf.push_str("  ");
-            buf.push_str(&rotate_command(&group.lock));
-            buf.push('\n');
-        }
-        launches.push(shown);
-        flush_if_full(&mut buf, out)?;
+    let split = split.unwrap_or_else(|| Split::for_items(groups.len()));
+    let chunks = chunks_by_weight(&groups, group_weight, split.chunk_weight);
+    let written = write_in_order(
+        &chunks,
+        |c| !c.heavy,
+        split.threads,
+        &mut buf,
+        out,
+        |buf, chunk, out| push_chunk(buf, report, chunk, out),
+    )?;
+    let mut notes = Notes::default();
+    for chunk in &written {
+        notes.merge(&chunk.notes);
     }
-    if any_after_review {
+    if notes.after_review {
         push_note(&mut buf, width, "servers from a project or --config file, or with a critical or high finding, are pinned unapproved: review each lock, then run its lock rotate line",
         );
     }
-    if launches.iter().any(|l| l.variables().next().is_some()) {
+    if notes.variables {
         push_note(&mut buf, width, VARIABLES_NOTE);
     }
-    if launches
-        .iter()
-        .any(|l| l.headers.iter().any(|h| h.withheld))
-    {
+    if notes.withheld_header {
         push_note(&mut buf, width, WITHHELD_HEADER_NOTE);
     }
-    let unnamed: usize = launches.iter().map(|l| l.unnamed).sum();
+    let unnamed = notes.unnamed;
     if unnamed > 0 {
         let (names, are) = if unnamed == 1 {
             ("name is", "it is")
@@ -702,12 +811,7 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
             "{unnamed} env or header {names} not plain names a shell can export, or hold a credential: {are} left out of these lines, and such a server is pinned without them"
         ));
     }
-    let mut withheld: Vec<&str> = Vec::new();
-    for name in launches.iter().flat_map(|l| &l.withheld_env) {
-        if !withheld.contains(&name.as_str()) {
-            withheld.push(name);
-        }
-    }
+    let mut withheld = notes.withheld_env;
     if !withheld.is_empty() {
         const LISTED: usize = 12;
         let more = withheld.len().saturating_sub(LISTED);
@@ -729,8 +833,8 @@ pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> 
         &format!("Then in CI, one check step per lock, each variable a line needs read from the repository secret of that name, with MCP_ before names that start with GITHUB_, e.g. as {WORKFLOW_PATH}:"),
     );
     push_ci_header(&mut buf);
-    for (group, shown) in groups.iter().zip(&launches) {
-        push_ci_step(&mut buf, &group.lock, shown);
+    for chunk in &written {
+        buf.push_str(&chunk.ci);
         flush_if_full(&mut buf, out)?;
     }
     out.write_all(buf.as_bytes())
@@ -1184,6 +1288,136 @@ pub(crate) mod tests {
         let mut buf = Vec::new();
         render_next_steps(r, 10_000, &mut buf).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A report of `n` uncovered servers in every shape the block prints: argv
+    /// words to quote, mask or pass through `env:`, options after `--`, headers
+    /// passed, withheld or dropped, env names passed, left out or withheld,
+    /// expression openers, project servers (a rotate line each), and launches
+    /// repeated across projects (several targets above one pin line).
+    fn many_shapes(n: usize) -> Report {
+        let mut servers = Vec::new();
+        for i in 0..n {
+            let mut s = server(&format!("s{}", i % 97), Coverage::None);
+            s.target = format!("~/.claude.json#projects[/p{i}]#s{i}").into();
+            s.source = i % 2;
+            // Every shape again 45 servers later: launches shared across projects.
+            let k = (i / 9) % 5;
+            s.spec = match i % 9 {
+                0 => stdio("npx", &["-y", &format!("pkg-{k}@1.0.0")])
+                    .with_env(vec![("API_TOKEN".into(), format!("v{i}"))]),
+                1 => stdio("node", &["s.js", "--token", GHP_ENG, &format!("a b {k}")]),
+                2 => stdio("-x", &["--lock", "y", &format!("it's {k}")]).with_env(vec![
+                    ("PATH".into(), "/evil".into()),
+                    ("A B".into(), "x".into()),
+                    ("GITHUB_TOKEN".into(), "x".into()),
+                ]),
+                3 => remote(&format!("https://h{k}.example.com/mcp")).with_headers(vec![
+                    ("Authorization".into(), format!("Bearer {GHP_ENG}")),
+                    ("X-Api-Key".into(), "${FM_KEY}".into()),
+                ]),
+                4 => remote(&format!("https://u:p@h{k}.example.com/mcp?api_key=abc")),
+                5 => stdio("npx", &["-y", "pkg@1", &format!("${{{{ secrets.X{k} }}}}")]),
+                6 => stdio("uvx", &[&format!("srv=={k}"), "\u{1b}[2Kx"])
+                    .with_env(vec![("MCP_WARDEN_X".into(), "x".into())]),
+                7 => remote(&format!("-https://h{k}.example.com/mcp")).with_headers(vec![
+                    ("A B".into(), "x".into()),
+                    ("X-Trace".into(), "on".into()),
+                ]),
+                _ => stdio(
+                    "python",
+                    &["-m", "srv", &format!("--db=postgres://u:pw@db/{k}")],
+                ),
+            };
+            servers.push(s);
+        }
+        let mut r = report(servers);
+        let mut project = r.sources[0].clone();
+        project.scope = crate::model::Scope::Project;
+        project.label = "/repo/.mcp.json".into();
+        r.sources.push(project);
+        assign_lock_names(&mut r, &|_| false);
+        r
+    }
+
+    fn render_on(r: &Report, threads: usize, chunk_weight: usize) -> String {
+        let mut buf = Vec::new();
+        let split = Split {
+            threads,
+            chunk_weight,
+        };
+        render_next_steps_on(r, 100, Some(split), &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn two_threads_write_the_bytes_one_writes() {
+        for n in [1, 2, 3, 17, 200, 1001] {
+            let r = many_shapes(n);
+            let one = render_on(&r, 1, 64);
+            // Chunks of every size from one group, on one thread and on two.
+            for chunk in [1, 2, 3, 7, 64, 10_000] {
+                assert_eq!(one, render_on(&r, 1, chunk), "{n} servers, {chunk}");
+                assert_eq!(one, render_on(&r, 2, chunk), "{n} servers, {chunk}");
+            }
+            let mut public = Vec::new();
+            render_next_steps(&r, 100, &mut public).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(one.as_bytes(), public.as_slice());
+            assert!(!one.contains(GHP_ENG));
+        }
+        // The shapes are all there: a rotate line, a step refused for an expression,
+        // a masked word, an option after `--`, a withheld header, a withheld env
+        // name, a URL after `--url=`, a launch shared by several servers.
+        let text = render_on(&many_shapes(200), 2, 3);
+        for wanted in [
+            "mcp-warden lock rotate ",
+            "# No step for ",
+            "'<REDACTED>'",
+            " -- ",
+            "${MCP_HEADER_AUTHORIZATION}",
+            "not passed: PATH",
+            "--url=",
+            "launches among them",
+        ] {
+            assert!(text.contains(wanted), "{wanted}: {text}");
+        }
+    }
+
+    /// A writer that fails after `left` bytes.
+    struct FailingAfter {
+        left: usize,
+    }
+
+    impl Write for FailingAfter {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("full"));
+            }
+            let n = b.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_stops_both_threads_with_the_error() {
+        let r = many_shapes(3000);
+        let len = render_on(&r, 2, 5).len();
+        assert!(len > 2 * FLUSH_AT, "{len}");
+        // In the pin lines, in the CI steps, and at the very end.
+        for left in [0, 10, FLUSH_AT + 1, len / 2 + 1, len - 100, len - 1] {
+            let mut out = FailingAfter { left };
+            let split = Split {
+                threads: 2,
+                chunk_weight: 5,
+            };
+            let got = render_next_steps_on(&r, 100, Some(split), &mut out);
+            assert!(got.is_err(), "{left}: {}", out.left);
+        }
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn is_scheme_char(c: u8) -> bool {
 /// references (`${USER}:${PASS}@`).
 fn userinfo_spans(text: &str, out: &mut Vec<Range<usize>>) {
     let b = text.as_bytes();
-    for sep in memchr::memmem::find_iter(b, b"://") {
+    for sep in super::url::scheme_ends(b) {
         // The scheme: the run of scheme characters before `://`, starting at a letter.
         let mut start = sep;
         while start > 0 && is_scheme_char(b[start - 1]) {

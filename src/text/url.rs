@@ -29,12 +29,20 @@ fn valid_scheme(s: &str) -> bool {
         && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
 }
 
-/// The first `://` of `text`, found with one searcher built once: every launch
-/// argument and URL of a report is split, and `str::find` builds a searcher per call.
+/// The one `://` searcher, built once: every launch argument and URL of a report is
+/// split, and every printed word is scanned for embedded URLs; `str::find` and
+/// `memmem::find_iter` build a searcher per call.
+static SCHEME_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
+
+/// The first `://` of `text`.
 fn find_scheme_end(text: &str) -> Option<usize> {
-    static SCHEME_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
     SCHEME_END.find(text.as_bytes())
+}
+
+/// Every `://` of `text`, in order (the credential scan's embedded URLs).
+pub(crate) fn scheme_ends(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    SCHEME_END.find_iter(text)
 }
 
 pub fn split(url: &str) -> UrlParts {
