@@ -745,7 +745,56 @@ pub struct Report {
     /// The directory doctor ran in: the session whose effective servers the header
     /// and `--servers` show (`crate::parent::effective`).
     pub cwd: std::path::PathBuf,
+    /// The approval join the approval engine built, kept for the effective view
+    /// (`crate::parent::effective::compute`), which needs it again: a cache of what
+    /// the fields above determine, not part of the report's value.
+    pub approval_join: Derived<crate::engines::approval::Join>,
 }
+
+/// A value computed from the rest of a [`Report`] and kept so it is computed once:
+/// shared, and never part of the report's equality (two reports that agree on
+/// everything else are equal whether or not one kept it).
+pub struct Derived<T>(Option<std::sync::Arc<T>>);
+
+impl<T> Clone for Derived<T> {
+    fn clone(&self) -> Self {
+        Derived(self.0.clone())
+    }
+}
+
+impl<T> std::fmt::Debug for Derived<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Derived(kept)"
+        } else {
+            "Derived(none)"
+        })
+    }
+}
+
+impl<T> Derived<T> {
+    pub fn of(value: T) -> Derived<T> {
+        Derived(Some(std::sync::Arc::new(value)))
+    }
+
+    pub fn get(&self) -> Option<&T> {
+        self.0.as_deref()
+    }
+}
+
+impl<T> Default for Derived<T> {
+    fn default() -> Self {
+        Derived(None)
+    }
+}
+
+impl<T> PartialEq for Derived<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Derived<T> {}
 
 impl Report {
     /// Every finding in report order (servers, each server's sorted findings, then the

@@ -734,8 +734,7 @@ type AtServer = (usize, EngineFinding);
 
 /// Every WRD-CLIENT-* finding of `report`: the server-level ones and the
 /// setting-level ones.
-fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
-    let join = Join::new(report);
+fn findings(report: &Report, join: &Join) -> (Vec<AtServer>, Vec<SettingFinding>) {
     let mut at_servers = Vec::new();
     // (source, line, column) of every setting that approved a server.
     let mut credited: crate::hash::HashSet<(usize, u32, u32)> = Default::default();
@@ -766,7 +765,7 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
             ));
             credited.extend(by.iter().map(|at| (at.source, at.line, at.column)));
         }
-        let reasons = tool_reasons(report, &join, server);
+        let reasons = tool_reasons(report, join, server);
         if !reasons.is_empty() {
             let message = reasons
                 .iter()
@@ -809,7 +808,7 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
                             None => join.global.enable_all.is_some_and(|(_, j, at, _)| {
                                 j == i && (at.line, at.column) == (setting.line, setting.column)
                             }),
-                            Some(_) => !governs_a_server(report, &join, source),
+                            Some(_) => !governs_a_server(report, join, source),
                         } =>
                 {
                     let scope = if source.project_dir.is_some() {
@@ -880,7 +879,8 @@ fn findings(report: &Report) -> (Vec<AtServer>, Vec<SettingFinding>) {
 /// its server, keeping each server's findings sorted by (rule id, snippet), or at
 /// the setting.
 pub fn apply(report: &mut Report) {
-    let (at_servers, at_settings) = findings(report);
+    let join = Join::new(report);
+    let (at_servers, at_settings) = findings(report, &join);
     let mut touched = Vec::new();
     for (index, f) in at_servers {
         if let Some(server) = report.servers.get_mut(index) {
@@ -906,6 +906,10 @@ pub fn apply(report: &mut Report) {
         }
     }
     report.setting_findings.extend(at_settings);
+    // The renderers' effective view asks the same join again (the header's start
+    // counts, `--servers`): what it joins (sources, settings, servers' readings)
+    // does not change after this point.
+    report.approval_join = crate::model::Derived::of(join);
 }
 
 #[cfg(test)]
@@ -1565,6 +1569,32 @@ pub(crate) mod tests {
             );
             assert_eq!(f.fired(), []);
         }
+    }
+
+    /// The effective view over the join the engine kept is the view over a join
+    /// built again.
+    #[test]
+    fn the_kept_join_gives_the_effective_view_a_new_join_gives() {
+        let mut f = Fixture::new(PROJ);
+        let mcp = project_mcp(&mut f);
+        f.server_with(mcp, "a", ServerExtra::default());
+        f.server_with(mcp, "b", ServerExtra::default());
+        f.source(
+            Client::ClaudeCode,
+            Layer::User,
+            "~/.claude/settings.json",
+            None,
+            vec![SettingValue::EnabledProjectServers(names(&["a"]))],
+        );
+        apply(&mut f.report);
+        assert!(f.report.approval_join.get().is_some());
+        let kept = crate::parent::effective::compute(&f.report);
+        let fresh = crate::parent::effective::compute(&Report {
+            approval_join: crate::model::Derived::default(),
+            ..f.report.clone()
+        });
+        assert_eq!(kept, fresh);
+        assert!(!kept.clients.is_empty());
     }
 
     #[test]

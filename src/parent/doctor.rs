@@ -155,6 +155,8 @@ pub enum ScanMode {
 }
 
 /// How the scan ended before any rendering.
+// One per run, moved once: boxing the report would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum Scan {
     /// A report to render (possibly with hard errors to reflect in the exit code).
     Report(Report),

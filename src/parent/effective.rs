@@ -148,13 +148,21 @@ pub fn compute(report: &Report) -> Effective {
     }
     // Known clients in enum order, the unknown group last.
     groups.sort_by_key(|(c, _)| (c.is_none(), *c));
-    let join = approval::Join::new(report);
+    // The join the approval engine kept, else (a report built elsewhere) a new one.
+    let built;
+    let join = match report.approval_join.get() {
+        Some(join) => join,
+        None => {
+            built = approval::Join::new(report);
+            &built
+        }
+    };
     let clients = groups
         .into_iter()
         .map(|(client, servers)| ClientView {
             client,
             entries: match client {
-                Some(Client::ClaudeCode) => claude_code(report, &join, &servers),
+                Some(Client::ClaudeCode) => claude_code(report, join, &servers),
                 Some(Client::Codex) => layered(report, &servers, Rule::Codex),
                 Some(Client::GeminiCli) => layered(report, &servers, Rule::Gemini),
                 Some(Client::RooCode | Client::AmazonQ | Client::Kiro) => {
