@@ -11,7 +11,7 @@ use super::secrets::{scan_field, scan_launch_text};
 use super::text::py_strip;
 use crate::model::{EngineFinding, FieldPath, ServerSpec};
 use crate::rules::RuleId;
-use crate::text::mask::{classify_arg, percent_decode, url_credentials};
+use crate::text::mask::{arg_credentials, percent_decode, url_credentials};
 use crate::text::redact::redact_secret;
 use crate::text::url::{is_local_host, split};
 
@@ -120,7 +120,7 @@ fn scan_argv(command: Option<&str>, args: &[String], out: &mut Vec<EngineFinding
     for (i, arg) in args.iter().enumerate() {
         let at = FieldPath::Arg(i);
         out.extend(about(scan_launch_text(arg), &at));
-        for c in classify_arg(prev, arg).credentials {
+        for c in arg_credentials(prev, arg) {
             let vendor = !scan_launch_text(&c.value).is_empty();
             out.extend(about(
                 literal_finding(Place::Arg, &c.key, &c.value, vendor),

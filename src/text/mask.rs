@@ -179,8 +179,25 @@ pub(crate) fn classify_arg(prev: Option<&str>, arg: &str) -> ArgClass {
     classify_at_depth(prev, arg, 0)
 }
 
+/// The auth-shaped key/value pairs one launch argument carries (the shape rules'
+/// credentials, as [`classify_arg`] finds them), without deciding the mask: the
+/// audit reports credentials and prints no argument, and the mask's own scans (a
+/// vendor pattern anywhere, a credential inside, a script's words) were most of its
+/// time on arguments that carry nothing.
+pub(crate) fn arg_credentials(prev: Option<&str>, arg: &str) -> Vec<Credential> {
+    classify_for(prev, arg, Purpose::Credentials).credentials
+}
+
+/// What a classification is for: the printed line needs the mask and the
+/// credentials, the audit only the credentials.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Mask,
+    Credentials,
+}
+
 fn classify_at_depth(prev: Option<&str>, arg: &str, depth: usize) -> ArgClass {
-    let mut out = classify_shape(prev, arg);
+    let mut out = classify_for(prev, arg, Purpose::Mask);
     if !out.mask && has_credential(arg) {
         out.mask = true;
     }
@@ -208,10 +225,11 @@ fn script_has_masked_word(text: &str, depth: usize) -> bool {
     false
 }
 
-/// The shape rules 1–5 of the module docs.
-fn classify_shape(prev: Option<&str>, arg: &str) -> ArgClass {
+/// The shape rules 1–5 of the module docs (for `Purpose::Credentials`, the mask is
+/// left unset and only what it needs alone is skipped).
+fn classify_for(prev: Option<&str>, arg: &str, purpose: Purpose) -> ArgClass {
     let mut out = ArgClass {
-        mask: has_vendor_secret(arg),
+        mask: purpose == Purpose::Mask && has_vendor_secret(arg),
         credentials: Vec::new(),
     };
     if arg.trim_start().starts_with('{') {
@@ -221,7 +239,7 @@ fn classify_shape(prev: Option<&str>, arg: &str) -> ArgClass {
         }
     }
     if is_url(arg) {
-        if mask_url(arg) != UrlView::Verbatim {
+        if purpose == Purpose::Mask && mask_url(arg) != UrlView::Verbatim {
             out.mask = true;
         }
         out.credentials.extend(url_credentials(arg));
@@ -595,6 +613,48 @@ mod tests {
 
     fn v(s: &str) -> Option<String> {
         Some(s.to_string())
+    }
+
+    /// The audit's credentials are the printed line's: every argument after every
+    /// other, whatever its shape.
+    #[test]
+    fn credentials_alone_are_the_credentials_of_the_full_classification() {
+        let words = [
+            "",
+            "-y",
+            "--token",
+            "--token=abc123",
+            "--api-key",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+            "${TOKEN}",
+            "API_KEY=s3cr3t-value",
+            "Authorization: Bearer abc.def",
+            "-H",
+            "--header",
+            "X-Api-Key: k",
+            "https://u:p@host.example.com/x?token=abc&x=1#key=v",
+            "https://host.example.com/mcp",
+            r#"{"token": "abc", "nested": {"password": "p"}}"#,
+            r#"{"a": 1"#,
+            "sh -c \"tool --token abc\"",
+            "-u",
+            "user:pass",
+            "--user=me:1000",
+            "postgres://u:p@h/db",
+            "@scope/pkg@1.2.3",
+            "--password",
+            " ",
+        ];
+        for prev in std::iter::once(None).chain(words.iter().map(|w| Some(*w))) {
+            for arg in words {
+                assert_eq!(
+                    arg_credentials(prev, arg),
+                    classify_arg(prev, arg).credentials,
+                    "{prev:?} then {arg:?}"
+                );
+            }
+        }
     }
 
     #[test]
