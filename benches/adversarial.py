@@ -25,10 +25,9 @@ protocol no longer bounds a list's length), the lists grow; when it is a count a
 Figures are reported, never enforced: this is not a test. `--quick` runs the same
 shapes at 64–512 KiB, once each, to check that every generator still produces
 input the binary accepts (about a minute with a release binary). `--smoke` runs
-them at 64 and 128 KiB, once each: fast enough for the debug binary the tests have
-already built (about 75 s on two cores), which is how `.ci/run` checks that the
-harness works without a release build of its own (about five minutes of a
-25-minute budget). docs/performance.md holds the last published table.
+them at 64 and 128 KiB, once each, small enough for the debug binary the tests have
+already built: `.ci/run` checks the harness that way, without a fat-LTO release
+build of its own (4 minutes in a CI run on a slow two-core machine). docs/performance.md holds the last published table.
 """
 import argparse
 import hashlib
