@@ -27,7 +27,8 @@ shapes at 64–512 KiB, once each, to check that every generator still produces
 input the binary accepts (about a minute with a release binary). `--smoke` runs
 them at 64 and 128 KiB, once each, small enough for the debug binary the tests have
 already built: `.ci/run` checks the harness that way, without a fat-LTO release
-build of its own (4 minutes in a CI run on a slow two-core machine). docs/performance.md holds the last published table.
+build of its own (4 minutes in a CI run on a slow two-core machine).
+docs/performance.md holds the last published table.
 """
 import argparse
 import hashlib

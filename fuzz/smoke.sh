@@ -17,10 +17,10 @@
 # fuzz workflow and a local `cargo fuzz build` use the profile as it is. Both
 # `cargo fuzz build` and `cargo fuzz run` below see these, so the run does not
 # rebuild.
-export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
-export CARGO_PROFILE_RELEASE_DEBUG=0
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+export CARGO_PROFILE_RELEASE_DEBUG=0
 
 seconds="${FUZZ_SMOKE_SECONDS:-12}"
 export PATH="$HOME/.cargo/bin:$PATH"
