@@ -55,7 +55,7 @@ pub fn writer(stream: Stream) -> io::BufWriter<Box<dyn Write>> {
 }
 
 /// An unbuffered writer to stderr, for diagnostics printed as they occur.
-pub fn diagnostics() -> Box<dyn Write> {
+pub fn diagnostics() -> Box<dyn Write + Send> {
     Box::new(io::stderr())
 }
 

@@ -15,7 +15,8 @@ pub struct Diag {
 }
 
 enum Out {
-    Write(Box<dyn Write>),
+    /// `Send`, so that work done on another thread can hold a sink of its own.
+    Write(Box<dyn Write + Send>),
     /// Lines kept for later ([`Diag::held`]).
     Held(Vec<u8>),
 }
@@ -26,7 +27,7 @@ impl Diag {
     }
 
     /// A sink that writes somewhere else (tests).
-    pub fn to(out: Box<dyn Write>) -> Diag {
+    pub fn to(out: Box<dyn Write + Send>) -> Diag {
         Diag {
             out: Out::Write(out),
         }

@@ -435,23 +435,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         lock_paths.push(display);
     }
 
-    // The parts of a large `~/.claude.json` answer are collected as they arrive,
-    // while the child parses the rest of the file: each file's into a report of its
-    // own, merged in order when its answer comes (or dropped, if the answer voids
-    // them).
-    let mut pending: Vec<Option<Collected>> = (0..config_jobs).map(|_| None).collect();
-    let parsed = parse::parse_all_streaming(jobs, opts.sandbox_policy, &mut |job, part| {
-        if let (Some(file), Some(slot)) = (files.get(job), pending.get_mut(job)) {
-            let collected = slot.get_or_insert_with(Collected::new);
-            add_sections(
-                file,
-                part.sections,
-                &mut collected.report,
-                &mut collected.ambiguous,
-                &mut collected.diag,
-            );
-        }
-    });
+    let (parsed, parts) = parse_collecting_parts(jobs, &files, opts);
     let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -531,8 +515,8 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         }
     }
 
-    let mut ambiguous = Vec::new();
-    for ((file, answer), parts) in files.iter().zip(config_answers).zip(pending) {
+    let mut pending = Vec::new();
+    for ((file, answer), parts) in files.iter().zip(config_answers).zip(parts) {
         let ChildMessage::Config(result) = answer else {
             continue;
         };
@@ -556,11 +540,11 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
                     None,
                 );
             }
-            Ok(config) => add_config(file, config, parts, &mut report, &mut ambiguous, diag),
+            Ok(config) => add_config(file, config, parts, &mut report, &mut pending, diag),
         }
     }
     super::resources::phase("collected");
-    audit_servers(&mut report.servers, ambiguous, &readable_locks, opts.mode);
+    audit_servers(&mut report.servers, pending, &readable_locks, opts.mode);
     super::resources::phase("audited");
     // Both modes: approval posture is part of the auth audit.
     engines::approval::apply(&mut report);
@@ -575,6 +559,90 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         );
     }
     Scan::Report(report)
+}
+
+/// One part of a config's answer: its job and its sections.
+type PartSections = (usize, Vec<crate::protocol::Section>);
+
+/// The thread that collects the parts of answers while the child parses, and the
+/// way to hand it each part ([`parse_collecting_parts`]).
+struct PartCollector<'scope> {
+    send: std::sync::mpsc::Sender<PartSections>,
+    thread: std::thread::ScopedJoinHandle<'scope, Vec<Option<Collected>>>,
+}
+
+/// The exchange with the parser child, with what the parts of each config's answer
+/// (a large `~/.claude.json`'s project sections) added, one per config job.
+///
+/// Parts are collected as they arrive, while the child parses the rest of the file:
+/// each file's into a report of its own, merged in order when its answer comes (or
+/// dropped, if the answer voids them). A thread of their own collects them and
+/// judges their servers but for coverage (see [`Pending`]), on the core the child
+/// leaves free, instead of after the child is done; this thread only takes the
+/// frames, so the exchange's deadline counts the child's work alone. Once the child
+/// is done, the parts still queued are only collected: their servers are judged
+/// with the rest, on every core. The thread starts with the first part (a home
+/// without a large file starts none); if it cannot be started, the parts are
+/// collected here and judged with the rest.
+fn parse_collecting_parts(
+    jobs: Vec<Job>,
+    files: &[ConfigFile],
+    opts: &DoctorOptions,
+) -> (
+    Result<parse::Parsed, parse::ParseError>,
+    Vec<Option<Collected>>,
+) {
+    let none = || (0..files.len()).map(|_| None).collect::<Vec<_>>();
+    let mut here = none();
+    let child_done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let mut worker: Option<PartCollector<'_>> = None;
+        let mut worker_failed = false;
+        let child_done = &child_done;
+        let parsed = parse::parse_all_streaming(jobs, opts.sandbox_policy, &mut |job, part| {
+            if worker.is_none() && !worker_failed {
+                let (send, receive) = std::sync::mpsc::channel::<PartSections>();
+                let mode = opts.mode;
+                let collect = move || {
+                    let mut collected = none();
+                    for (job, sections) in receive {
+                        // Once the child is done the core it used is free: what is
+                        // left to judge is judged on every core (`audit_servers`).
+                        let judge_as = (!child_done.load(std::sync::atomic::Ordering::Relaxed))
+                            .then_some(mode);
+                        collect_part(files, &mut collected, job, sections, judge_as);
+                    }
+                    collected
+                };
+                match std::thread::Builder::new()
+                    .name("collect".into())
+                    .spawn_scoped(scope, collect)
+                {
+                    Ok(thread) => worker = Some(PartCollector { send, thread }),
+                    Err(_) => worker_failed = true,
+                }
+            }
+            match &worker {
+                // Fails only once the thread has ended, which it does only by
+                // panicking: `join` below resumes that panic.
+                Some(worker) => {
+                    let _ = worker.send.send((job, part.sections));
+                }
+                None => collect_part(files, &mut here, job, part.sections, None),
+            }
+        });
+        child_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let collected = match worker {
+            Some(PartCollector { send, thread }) => {
+                drop(send);
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }
+            None => here,
+        };
+        (parsed, collected)
+    })
 }
 
 /// Open the suppression file of `opts.ignore` (never reading it). `None` when the
@@ -1090,14 +1158,23 @@ impl Ambiguity {
     }
 }
 
-/// Turn one parsed file into sources and servers still to audit; `ambiguous` gets
-/// one list of reasons per server added.
+/// What is left of one collected server's audit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pending {
+    /// All of it; the reasons the entry is ambiguous, for the finding that lists them.
+    Whole(Vec<Ambiguity>),
+    /// Only its coverage: every other finding was judged while the child was still
+    /// parsing ([`Collected::judge_from`]), because coverage needs the locks, which
+    /// the child reads last.
+    Coverage,
+}
+
 /// What the parts of one answer added, ahead of the answer (see `scan`): the
-/// sources, servers and problems of their sections, their servers' ambiguities and
-/// their warnings, in order.
+/// sources, servers and problems of their sections, what is left of their servers'
+/// audit and their warnings, in order.
 struct Collected {
     report: Report,
-    ambiguous: Vec<Vec<Ambiguity>>,
+    pending: Vec<Pending>,
     diag: Diag,
 }
 
@@ -1105,16 +1182,28 @@ impl Collected {
     fn new() -> Collected {
         Collected {
             report: Report::default(),
-            ambiguous: Vec::new(),
+            pending: Vec::new(),
             diag: Diag::held(),
         }
     }
 
+    /// Judge every server from `first` on except for its coverage ([`judge`]):
+    /// servers are independent, so what a part's servers are found to hold does not
+    /// wait for the rest of the file.
+    fn judge_from(&mut self, first: usize, mode: ScanMode) {
+        let servers = self.report.servers.iter_mut().skip(first);
+        for (server, pending) in servers.zip(self.pending.iter_mut().skip(first)) {
+            if let Pending::Whole(reasons) = std::mem::replace(pending, Pending::Coverage) {
+                judge(server, &reasons, mode);
+            }
+        }
+    }
+
     /// Add what was collected to `report` as if its sections were added there now.
-    fn merge_into(self, report: &mut Report, ambiguous: &mut Vec<Vec<Ambiguity>>, diag: &mut Diag) {
+    fn merge_into(self, report: &mut Report, pending: &mut Vec<Pending>, diag: &mut Diag) {
         let Collected {
             report: part,
-            ambiguous: part_ambiguous,
+            pending: part_pending,
             diag: part_diag,
         } = self;
         let offset = report.sources.len();
@@ -1128,7 +1217,7 @@ impl Collected {
         report.problems.extend(part.problems);
         report.skipped += part.skipped;
         report.hard_errors += part.hard_errors;
-        ambiguous.extend(part_ambiguous);
+        pending.extend(part_pending);
         part_diag.release_into(diag);
     }
 }
@@ -1141,28 +1230,54 @@ fn add_config(
     mut config: crate::protocol::ParsedConfig,
     parts: Option<Collected>,
     report: &mut Report,
-    ambiguous: &mut Vec<Vec<Ambiguity>>,
+    pending: &mut Vec<Pending>,
     diag: &mut Diag,
 ) {
     report.files_read += 1;
     match parts {
         Some(parts) if config.continues_parts => {
             let rest = config.sections.split_off(config.sections.len().min(1));
-            add_sections(file, config.sections, report, ambiguous, diag);
-            parts.merge_into(report, ambiguous, diag);
-            add_sections(file, rest, report, ambiguous, diag);
+            add_sections(file, config.sections, report, pending, diag);
+            parts.merge_into(report, pending, diag);
+            add_sections(file, rest, report, pending, diag);
         }
-        _ => add_sections(file, config.sections, report, ambiguous, diag),
+        _ => add_sections(file, config.sections, report, pending, diag),
+    }
+}
+
+/// Add one part of job `job`'s answer to what was collected of that file so far,
+/// judging its servers (but for coverage) when `judge_as` says how.
+fn collect_part(
+    files: &[ConfigFile],
+    collected: &mut [Option<Collected>],
+    job: usize,
+    sections: Vec<crate::protocol::Section>,
+    judge_as: Option<ScanMode>,
+) {
+    let (Some(file), Some(slot)) = (files.get(job), collected.get_mut(job)) else {
+        return;
+    };
+    let collected = slot.get_or_insert_with(Collected::new);
+    let first = collected.report.servers.len();
+    add_sections(
+        file,
+        sections,
+        &mut collected.report,
+        &mut collected.pending,
+        &mut collected.diag,
+    );
+    if let Some(mode) = judge_as {
+        collected.judge_from(first, mode);
     }
 }
 
 /// Add sections of a config file: their sources and servers, each server read as
-/// its file's clients read it.
+/// its file's clients read it, and its whole audit still to do.
 fn add_sections(
     file: &ConfigFile,
     sections: Vec<crate::protocol::Section>,
     report: &mut Report,
-    ambiguous: &mut Vec<Vec<Ambiguity>>,
+    pending: &mut Vec<Pending>,
     diag: &mut Diag,
 ) {
     report
@@ -1325,7 +1440,7 @@ fn add_sections(
                         .get_or_insert_with(|| ExtraKeys::new(&keys))
                         .next(name, reading_tag(&spec))
                 };
-                ambiguous.push(reasons.clone());
+                pending.push(Pending::Whole(reasons.clone()));
                 report.servers.push(AuditedServer {
                     source: source_index,
                     target: format!("{label}#{key}").into(),
@@ -1390,74 +1505,63 @@ impl ExtraKeys {
 /// more than it saves.
 const SERVERS_PER_THREAD: usize = 1024;
 
-/// A share of the servers to audit, with their ambiguity flags.
-type Chunk<'a> = (&'a mut [AuditedServer], &'a [Vec<Ambiguity>]);
+/// Chunks the servers are cut into per auditing thread ([`audit_servers`]).
+const CHUNKS_PER_THREAD: usize = 8;
 
-/// Decide coverage and findings for every server. Servers are independent, so a
-/// large report (a `~/.claude.json` with thousands of projects) is split across the
-/// available cores; each server's result is the same whichever thread computes it,
-/// and the report keeps its order.
+/// A share of the servers to audit, with what is left of each one's audit.
+type Chunk<'a> = (&'a mut [AuditedServer], &'a [Pending]);
+
+/// Decide coverage and findings for every server: all of each one's audit, or
+/// only its coverage where the rest was judged while the child parsed. Servers are
+/// independent, so a large report (a `~/.claude.json` with thousands of projects)
+/// is split across the available cores; each server's result is the same whichever
+/// thread computes it, and the report keeps its order.
 fn audit_servers(
     servers: &mut [AuditedServer],
-    mut ambiguous: Vec<Vec<Ambiguity>>,
+    mut pending: Vec<Pending>,
     locks: &[(String, LockSummary)],
     mode: ScanMode,
 ) {
-    // One list per server, whatever the caller collected: a server must never drop
+    // One entry per server, whatever the caller collected: a server must never drop
     // out of the audit because the two lists disagree in length.
-    ambiguous.resize(servers.len(), Vec::new());
-    let ambiguous = ambiguous.as_slice();
+    pending.resize(servers.len(), Pending::Whole(Vec::new()));
+    let pending = pending.as_slice();
     let index = locks::LockIndex::new(locks);
-    let audit = |servers: &mut [AuditedServer], ambiguous: &[Vec<Ambiguity>]| {
-        for (server, ambiguous) in servers.iter_mut().zip(ambiguous) {
-            let (coverage, findings) = match mode {
-                ScanMode::Doctor => {
-                    let coverage = index.coverage(&server.spec);
-                    let findings = server_findings(
-                        &server.name,
-                        &server.spec,
-                        ambiguous,
-                        &coverage,
-                        &server.target,
-                        key_position(server),
-                    );
-                    (coverage, findings)
-                }
-                ScanMode::AuthAudit => (
-                    Coverage::Approved,
-                    auth_findings(
-                        &server.name,
-                        &server.spec,
-                        &server.target,
-                        key_position(server),
-                    ),
-                ),
-            };
-            server.coverage = coverage;
-            server.findings = findings;
+    let audit = |servers: &mut [AuditedServer], pending: &[Pending]| {
+        for (server, pending) in servers.iter_mut().zip(pending) {
+            if let Pending::Whole(reasons) = pending {
+                judge(server, reasons, mode);
+            }
+            cover(server, &index, mode);
         }
     };
+    let to_judge = pending
+        .iter()
+        .filter(|p| matches!(p, Pending::Whole(_)))
+        .count();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(servers.len() / SERVERS_PER_THREAD)
+        .min(to_judge / SERVERS_PER_THREAD)
         .clamp(1, 8);
     if threads == 1 {
-        audit(servers, ambiguous);
+        audit(servers, pending);
         return;
     }
     // Each worker, this thread included, takes the next untaken chunk; a thread that
     // cannot be started leaves its share to the others instead of failing the run.
-    let chunk = servers.len().div_ceil(threads);
+    // Small chunks, several per thread: the servers judged while the child parsed
+    // (cheap now) come first, and a thread done with those takes its share of the rest.
+    let chunk = servers.len().div_ceil(threads * CHUNKS_PER_THREAD);
     let chunks: Vec<Mutex<Option<Chunk<'_>>>> = servers
         .chunks_mut(chunk)
-        .zip(ambiguous.chunks(chunk))
+        .zip(pending.chunks(chunk))
         .map(|c| Mutex::new(Some(c)))
         .collect();
     let work = || {
         for slot in &chunks {
             let taken = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-            if let Some((servers, ambiguous)) = taken {
-                audit(servers, ambiguous);
+            if let Some((servers, pending)) = taken {
+                audit(servers, pending);
             }
         }
     };
@@ -1549,6 +1653,43 @@ fn names_are_distinct(entries: &[crate::protocol::ServerEntry]) -> bool {
     entries.iter().all(|e| seen.insert(e.name.as_str()))
 }
 
+/// Every finding of `server` that does not depend on the locks, as `mode` audits:
+/// what [`server_findings`] finds before coverage, or `auth audit`'s findings.
+fn judge(server: &mut AuditedServer, ambiguous: &[Ambiguity], mode: ScanMode) {
+    let key_at = key_position(server);
+    server.findings = match mode {
+        ScanMode::Doctor => findings_before_coverage(
+            &server.name,
+            &server.spec,
+            ambiguous,
+            &server.target,
+            key_at,
+        ),
+        ScanMode::AuthAudit => auth_findings(&server.name, &server.spec, &server.target, key_at),
+    };
+}
+
+/// Decide `server`'s coverage once [`judge`]d: for doctor, by the locks of `index`
+/// and with its finding; `auth audit` reads no lock.
+fn cover(server: &mut AuditedServer, index: &locks::LockIndex<'_>, mode: ScanMode) {
+    server.coverage = match mode {
+        ScanMode::Doctor => {
+            let coverage = index.coverage(&server.spec);
+            let key_at = key_position(server);
+            add_coverage_finding(
+                &mut server.findings,
+                &server.name,
+                &server.spec,
+                &coverage,
+                &server.target,
+                key_at,
+            );
+            coverage
+        }
+        ScanMode::AuthAudit => Coverage::Approved,
+    };
+}
+
 /// Every finding for one server, sorted by (rule id, snippet), each placed at the
 /// value it is about (or at the entry's key, `key_at`).
 pub fn server_findings(
@@ -1556,6 +1697,19 @@ pub fn server_findings(
     spec: &crate::model::ServerSpec,
     ambiguous: &[Ambiguity],
     coverage: &Coverage,
+    target: &Arc<str>,
+    key_at: Position,
+) -> Vec<Finding> {
+    let mut findings = findings_before_coverage(name, spec, ambiguous, target, key_at);
+    add_coverage_finding(&mut findings, name, spec, coverage, target, key_at);
+    findings
+}
+
+/// [`server_findings`] but for the one about coverage.
+fn findings_before_coverage(
+    name: &str,
+    spec: &crate::model::ServerSpec,
+    ambiguous: &[Ambiguity],
     target: &Arc<str>,
     key_at: Position,
 ) -> Vec<Finding> {
@@ -1577,34 +1731,45 @@ pub fn server_findings(
             name.into(),
         ));
     }
-    let mut fix = None;
-    match coverage {
-        Coverage::Approved => {}
-        Coverage::None => raw.push(EngineFinding::new(
-            RuleId::DoctorNoLock,
-            "no warden.lock pins this server's declared surface; run the pin command below".into(),
-            name.into(),
-        )),
+    located(raw, target, spec, key_at)
+}
+
+/// Add the finding `coverage` calls for (none when a lock approves the server) to
+/// `findings`, sorted as [`located`] sorts: after every finding whose (rule id,
+/// snippet) is not greater, where a stable sort of all of them would put it.
+fn add_coverage_finding(
+    findings: &mut Vec<Finding>,
+    name: &str,
+    spec: &crate::model::ServerSpec,
+    coverage: &Coverage,
+    target: &Arc<str>,
+    key_at: Position,
+) {
+    let (raw, fix) = match coverage {
+        Coverage::Approved => return,
+        Coverage::None => (
+            EngineFinding::new(
+                RuleId::DoctorNoLock,
+                "no warden.lock pins this server's declared surface; run the pin command below"
+                    .into(),
+                name.into(),
+            ),
+            None,
+        ),
         Coverage::Unapproved { lock, problem } => {
             let (message, command) = lock_problem_message(lock, *problem);
-            fix = command;
-            raw.push(EngineFinding::new(
-                RuleId::DoctorLockUnapproved,
-                message,
-                name.into(),
-            ));
+            (
+                EngineFinding::new(RuleId::DoctorLockUnapproved, message, name.into()),
+                command,
+            )
         }
+    };
+    for mut finding in located(vec![raw], target, spec, key_at) {
+        finding.fix = fix.clone();
+        let key = (finding.rule.as_str(), &finding.snippet);
+        let at = findings.partition_point(|f| (f.rule.as_str(), &f.snippet) <= key);
+        findings.insert(at, finding);
     }
-    let mut findings = located(raw, target, spec, key_at);
-    if let Some(fix) = fix {
-        if let Some(f) = findings
-            .iter_mut()
-            .find(|f| f.rule == RuleId::DoctorLockUnapproved)
-        {
-            f.fix = Some(fix);
-        }
-    }
-    findings
 }
 
 /// Record that `doctor --pin` just wrote `lock` for `server`: it is now covered by
@@ -1820,20 +1985,21 @@ fn located(
     spec: &crate::model::ServerSpec,
     key_at: Position,
 ) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = raw
-        .into_iter()
-        .map(|f| {
-            let (field, at) = spec.place(f.field.as_ref(), key_at);
-            let mut message = f.message;
-            if let Some(field) = &field {
-                engines::secrets::name_the_field(&mut message, &field.to_string());
-            }
-            let mut finding = Finding::new(f.rule, Arc::clone(target), message, f.snippet);
-            finding.field = field;
-            finding.at = Some(at);
-            finding
-        })
-        .collect();
+    // Room for the one finding about coverage, which [`add_coverage_finding`] adds
+    // after the rest were judged: growing the list then would copy every server's
+    // findings into fresh memory.
+    let mut findings: Vec<Finding> = Vec::with_capacity(raw.len() + 1);
+    findings.extend(raw.into_iter().map(|f| {
+        let (field, at) = spec.place(f.field.as_ref(), key_at);
+        let mut message = f.message;
+        if let Some(field) = &field {
+            engines::secrets::name_the_field(&mut message, &field.to_string());
+        }
+        let mut finding = Finding::new(f.rule, Arc::clone(target), message, f.snippet);
+        finding.field = field;
+        finding.at = Some(at);
+        finding
+    }));
     findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
     findings
 }
@@ -1985,8 +2151,8 @@ mod tests {
                 Vec::new()
             }
         };
-        let ambiguous: Vec<Vec<Ambiguity>> = (0..n).map(flag).collect();
-        audit_servers(&mut servers, ambiguous.clone(), &[], ScanMode::Doctor);
+        let pending: Vec<Pending> = (0..n).map(|i| Pending::Whole(flag(i))).collect();
+        audit_servers(&mut servers, pending.clone(), &[], ScanMode::Doctor);
         for (i, server) in servers.iter().enumerate() {
             let alone = unaudited(i);
             let expected = server_findings(
@@ -2003,13 +2169,50 @@ mod tests {
         }
         // A short flag list never drops a server from the audit.
         let mut servers: Vec<AuditedServer> = (0..n).map(unaudited).collect();
-        audit_servers(
-            &mut servers,
-            ambiguous[..10].to_vec(),
-            &[],
-            ScanMode::Doctor,
-        );
+        audit_servers(&mut servers, pending[..10].to_vec(), &[], ScanMode::Doctor);
         assert!(servers.iter().all(|s| !s.findings.is_empty()));
+    }
+
+    #[test]
+    fn servers_judged_ahead_end_as_servers_audited_whole() {
+        let n = 3 * SERVERS_PER_THREAD + 7;
+        let flag = |i: usize| {
+            if i % 5 == 0 {
+                vec![Ambiguity::DuplicateName]
+            } else {
+                Vec::new()
+            }
+        };
+        for mode in [ScanMode::Doctor, ScanMode::AuthAudit] {
+            let mut whole: Vec<AuditedServer> = (0..n).map(unaudited).collect();
+            let pending: Vec<Pending> = (0..n).map(|i| Pending::Whole(flag(i))).collect();
+            audit_servers(&mut whole, pending.clone(), &[], mode);
+            // Every third server judged ahead, as a part's are while the child parses.
+            let mut ahead = Collected::new();
+            ahead.report.servers = (0..n).map(unaudited).collect();
+            ahead.pending = pending;
+            for first in (0..n).step_by(3) {
+                let mut part = Collected::new();
+                part.report.servers = vec![unaudited(first)];
+                part.pending = vec![Pending::Whole(flag(first))];
+                part.judge_from(0, mode);
+                assert_eq!(part.pending, vec![Pending::Coverage]);
+                ahead.report.servers[first] = part.report.servers.remove(0);
+                ahead.pending[first] = Pending::Coverage;
+            }
+            let mut servers = ahead.report.servers;
+            audit_servers(&mut servers, ahead.pending, &[], mode);
+            assert!(servers == whole, "{mode:?}");
+            // Coverage is added once: a judged server audited again keeps one copy.
+            let no_lock = |s: &AuditedServer| {
+                s.findings
+                    .iter()
+                    .filter(|f| f.rule == RuleId::DoctorNoLock)
+                    .count()
+            };
+            let expected = usize::from(mode == ScanMode::Doctor);
+            assert!(servers.iter().all(|s| no_lock(s) == expected), "{mode:?}");
+        }
     }
 
     /// A `~/.claude.json` of many projects, some sections malformed, some servers of
@@ -2022,7 +2225,7 @@ mod tests {
                 0 => r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x"]}, "b": 3}}"#.to_string(),
                 1 => r#"{"mcpServers": []}"#.to_string(),
                 2 => r#"{"enabledMcpjsonServers": ["m"], "history": [{"display": "x"}]}"#.to_string(),
-                3 => r#"{"mcpServers": {"u": {"url": "https://h.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}}}"#.to_string(),
+                3 => r#"{"mcpServers": {"u": {"url": "https://h.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}, "k": {"url": "http://h.example.com/mcp"}}}"#.to_string(),
                 4 => r#"{"history": []}"#.to_string(),
                 _ => format!(r#"{{"mcpServers": {{"s{p}": {{"command": "uvx", "args": ["s{p}"]}}}}}}"#),
             };
@@ -2035,11 +2238,21 @@ mod tests {
     }
 
     /// A diagnostics sink a test reads back.
-    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Shared {
+        fn text(&self) -> String {
+            let bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            String::from_utf8(bytes.clone()).expect("UTF-8")
+        }
+    }
 
     impl std::io::Write for Shared {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend_from_slice(b);
             Ok(b.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
@@ -2047,46 +2260,82 @@ mod tests {
         }
     }
 
-    /// The report, ambiguities and warnings of one answer added in one go, or with
-    /// its project sections collected ahead of it in parts of `per_part` sections.
+    /// The report, what is left of each server's audit and the warnings of one
+    /// answer added in one go, or with its project sections collected ahead of it in
+    /// parts of `per_part` sections, as doctor collects them while the child parses
+    /// (their servers judged as `judge_as` says).
     fn added(
         config: &crate::protocol::ParsedConfig,
         per_part: Option<usize>,
-    ) -> (Report, Vec<Vec<Ambiguity>>, String) {
+        judge_as: Option<ScanMode>,
+    ) -> (Report, Vec<Pending>, String) {
         let file = ConfigFile {
             client: "Claude Code".into(),
             label: "~/.claude.json".into(),
             path: PathBuf::from("/home/u/.claude.json"),
             format: FileFormat::ClaudeJson,
             scope: Scope::User,
-            readers: file_readers(&[], Path::new("/home/u"), None),
+            readers: file_readers(&[Reader::ClaudeCode], Path::new("/home/u"), None),
             client_id: None,
             layer: Layer::User,
             project_dir: None,
         };
-        let warnings = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-        let mut diag = Diag::to(Box::new(Shared(warnings.clone())));
+        let warnings = Shared(Arc::new(Mutex::new(Vec::new())));
+        let mut diag = Diag::to(Box::new(Shared(Arc::clone(&warnings.0))));
         let mut report = Report::default();
-        let mut ambiguous = Vec::new();
+        let mut pending = Vec::new();
         let mut config = config.clone();
-        let parts = per_part.map(|n| {
-            let mut collected = Collected::new();
+        let parts = per_part.and_then(|n| {
+            let mut collected = vec![None];
             let projects = config.sections.split_off(1);
             for part in projects.chunks(n) {
-                add_sections(
-                    &file,
-                    part.to_vec(),
-                    &mut collected.report,
-                    &mut collected.ambiguous,
-                    &mut collected.diag,
-                );
+                let file = std::slice::from_ref(&file);
+                collect_part(file, &mut collected, 0, part.to_vec(), judge_as);
             }
             config.continues_parts = true;
-            collected
+            collected.pop().flatten()
         });
-        add_config(&file, config, parts, &mut report, &mut ambiguous, &mut diag);
-        let text = String::from_utf8(warnings.borrow().clone()).expect("UTF-8");
-        (report, ambiguous, text)
+        add_config(&file, config, parts, &mut report, &mut pending, &mut diag);
+        (report, pending, warnings.text())
+    }
+
+    #[test]
+    fn parts_judged_while_the_child_parses_end_as_the_answer_audited_whole() {
+        let text = many_projects();
+        let ChildMessage::Config(Ok(config)) =
+            crate::child::parse_file(FileFormat::ClaudeJson, text.as_bytes())
+        else {
+            panic!("not read");
+        };
+        for mode in [ScanMode::Doctor, ScanMode::AuthAudit] {
+            let audited = |(mut report, pending, warnings): (Report, Vec<Pending>, String)| {
+                audit_servers(&mut report.servers, pending, &[], mode);
+                (report, warnings)
+            };
+            let whole = audited(added(&config, None, None));
+            let least = if mode == ScanMode::Doctor { 400 } else { 200 };
+            let found = whole.0.findings().count();
+            assert!(found >= least, "{mode:?}: {found} findings");
+            for per_part in [1, 7, 256] {
+                let (report, pending, warnings) = added(&config, Some(per_part), Some(mode));
+                // Every server but the top-level section's (source 0) came in a part.
+                let judged = pending.iter().filter(|p| **p == Pending::Coverage).count();
+                let top_level = report.servers.iter().filter(|s| s.source == 0).count();
+                assert_eq!(
+                    judged + top_level,
+                    pending.len(),
+                    "{mode:?}: parts of {per_part}"
+                );
+                assert!(
+                    judged >= 400 && top_level == 1,
+                    "{mode:?}: parts of {per_part}"
+                );
+                assert!(
+                    audited((report, pending, warnings)) == whole,
+                    "{mode:?}: parts of {per_part}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -2096,11 +2345,11 @@ mod tests {
         let ChildMessage::Config(Ok(config)) = message else {
             panic!("not read: {message:?}");
         };
-        let whole = added(&config, None);
+        let whole = added(&config, None, None);
         assert!(whole.0.servers.len() > 400 && !whole.0.problems.is_empty() && !whole.2.is_empty());
         assert!(whole.0.sources.iter().any(|s| !s.settings.is_empty()));
         for per_part in [1, 7, 256, 10_000] {
-            let streamed = added(&config, Some(per_part));
+            let streamed = added(&config, Some(per_part), None);
             assert!(streamed == whole, "parts of {per_part} sections");
         }
     }
@@ -2113,7 +2362,7 @@ mod tests {
         else {
             panic!("not read");
         };
-        let whole = added(&config, None);
+        let whole = added(&config, None, None);
         // Parts collected, then a whole answer (a repeated project key found late):
         // only the answer counts.
         let mut with_void_parts = config.clone();
@@ -2130,29 +2379,26 @@ mod tests {
             path: PathBuf::from("/home/u/.claude.json"),
             format: FileFormat::ClaudeJson,
             scope: Scope::User,
-            readers: file_readers(&[], Path::new("/home/u"), None),
+            readers: file_readers(&[Reader::ClaudeCode], Path::new("/home/u"), None),
             client_id: None,
             layer: Layer::User,
             project_dir: None,
         };
         let mut report = Report::default();
-        let mut ambiguous = Vec::new();
-        let printed = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-        let mut diag = Diag::to(Box::new(Shared(printed.clone())));
+        let mut pending = Vec::new();
+        let printed = Shared(Arc::new(Mutex::new(Vec::new())));
+        let mut diag = Diag::to(Box::new(Shared(Arc::clone(&printed.0))));
         add_config(
             &file,
             with_void_parts,
             Some(file_parts),
             &mut report,
-            &mut ambiguous,
+            &mut pending,
             &mut diag,
         );
         assert!(report == whole.0, "only the whole answer is collected");
-        assert!(ambiguous == whole.1);
-        assert_eq!(
-            String::from_utf8(printed.borrow().clone()).expect("UTF-8"),
-            whole.2
-        );
+        assert!(pending == whole.1);
+        assert_eq!(printed.text(), whole.2);
     }
 
     #[test]

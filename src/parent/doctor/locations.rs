@@ -26,10 +26,10 @@ fn report_of(format: FileFormat, readers: &'static [Reader], text: &str) -> Repo
         project_dir: None,
     };
     let mut report = Report::default();
-    let mut ambiguous = Vec::new();
+    let mut pending = Vec::new();
     let mut diag = Diag::to(Box::new(std::io::sink()));
-    add_config(&file, config, None, &mut report, &mut ambiguous, &mut diag);
-    audit_servers(&mut report.servers, ambiguous, &[], ScanMode::Doctor);
+    add_config(&file, config, None, &mut report, &mut pending, &mut diag);
+    audit_servers(&mut report.servers, pending, &[], ScanMode::Doctor);
     engines::approval::apply(&mut report);
     report
 }
