@@ -561,79 +561,91 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     Scan::Report(report)
 }
 
-/// One part of a config's answer: its job and its sections.
-type PartSections = (usize, Vec<crate::protocol::Section>);
+/// One part of a config's answer, collected, and the job it belongs to.
+type JobPart = (usize, Collected);
 
-/// The thread that collects the parts of answers while the child parses, and the
-/// way to hand it each part ([`parse_collecting_parts`]).
-struct PartCollector<'scope> {
-    send: std::sync::mpsc::Sender<PartSections>,
-    thread: std::thread::ScopedJoinHandle<'scope, Vec<Option<Collected>>>,
+/// The thread that judges the parts of answers while the child parses, and the way
+/// to hand it each part ([`parse_collecting_parts`]).
+struct PartJudge<'scope> {
+    send: std::sync::mpsc::Sender<JobPart>,
+    thread: std::thread::ScopedJoinHandle<'scope, Vec<Vec<Collected>>>,
 }
 
-/// The exchange with the parser child, with what the parts of each config's answer
-/// (a large `~/.claude.json`'s project sections) added, one per config job.
+/// The exchange with the parser child, with the parts of each config's answer (a
+/// large `~/.claude.json`'s project sections) collected, in order, one list per
+/// config job.
 ///
-/// Parts are collected as they arrive, while the child parses the rest of the file:
-/// each file's into a report of its own, merged in order when its answer comes (or
-/// dropped, if the answer voids them). A thread of their own collects them and
-/// judges their servers but for coverage (see [`Pending`]), on the core the child
-/// leaves free, instead of after the child is done; this thread only takes the
-/// frames, so the exchange's deadline counts the child's work alone. Once the child
-/// is done, the parts still queued are only collected: their servers are judged
+/// Parts are collected as they arrive, while the child parses the rest of the file,
+/// each into a report of its own, merged in order when its answer comes (or
+/// dropped, if the answer voids them). A thread of their own judges their servers
+/// but for coverage (see [`Pending`]) on the core the child leaves free, instead of
+/// after the child is done; this thread decodes and collects, which takes about as
+/// long as the child's parse, so neither waits long for the other. Once the child
+/// is done, the parts still queued are passed on unjudged: their servers are judged
 /// with the rest, on every core. The thread starts with the first part (a home
-/// without a large file starts none); if it cannot be started, the parts are
-/// collected here and judged with the rest.
+/// without a large file starts none); if it cannot be started, every part is judged
+/// with the rest.
 fn parse_collecting_parts(
     jobs: Vec<Job>,
     files: &[ConfigFile],
     opts: &DoctorOptions,
 ) -> (
     Result<parse::Parsed, parse::ParseError>,
-    Vec<Option<Collected>>,
+    Vec<Vec<Collected>>,
 ) {
-    let none = || (0..files.len()).map(|_| None).collect::<Vec<_>>();
+    let none = || (0..files.len()).map(|_| Vec::new()).collect::<Vec<_>>();
     let mut here = none();
     let child_done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let mut worker: Option<PartCollector<'_>> = None;
-        let mut worker_failed = false;
+        let mut judge: Option<PartJudge<'_>> = None;
+        let mut judge_failed = false;
         let child_done = &child_done;
         let parsed = parse::parse_all_streaming(jobs, opts.sandbox_policy, &mut |job, part| {
-            if worker.is_none() && !worker_failed {
-                let (send, receive) = std::sync::mpsc::channel::<PartSections>();
+            let Some(file) = files.get(job) else {
+                return;
+            };
+            let collected = collect_part(file, part.sections);
+            if judge.is_none() && !judge_failed {
+                let (send, receive) = std::sync::mpsc::channel::<JobPart>();
                 let mode = opts.mode;
-                let collect = move || {
-                    let mut collected = none();
-                    for (job, sections) in receive {
+                let work = move || {
+                    let mut parts = none();
+                    for (job, mut part) in receive {
                         // Once the child is done the core it used is free: what is
                         // left to judge is judged on every core (`audit_servers`).
-                        let judge_as = (!child_done.load(std::sync::atomic::Ordering::Relaxed))
-                            .then_some(mode);
-                        collect_part(files, &mut collected, job, sections, judge_as);
+                        if !child_done.load(std::sync::atomic::Ordering::Relaxed) {
+                            part.judge_servers(mode);
+                        }
+                        if let Some(list) = parts.get_mut(job) {
+                            list.push(part);
+                        }
                     }
-                    collected
+                    parts
                 };
                 match std::thread::Builder::new()
-                    .name("collect".into())
-                    .spawn_scoped(scope, collect)
+                    .name("judge".into())
+                    .spawn_scoped(scope, work)
                 {
-                    Ok(thread) => worker = Some(PartCollector { send, thread }),
-                    Err(_) => worker_failed = true,
+                    Ok(thread) => judge = Some(PartJudge { send, thread }),
+                    Err(_) => judge_failed = true,
                 }
             }
-            match &worker {
+            match &judge {
                 // Fails only once the thread has ended, which it does only by
                 // panicking: `join` below resumes that panic.
-                Some(worker) => {
-                    let _ = worker.send.send((job, part.sections));
+                Some(judge) => {
+                    let _ = judge.send.send((job, collected));
                 }
-                None => collect_part(files, &mut here, job, part.sections, None),
+                None => {
+                    if let Some(list) = here.get_mut(job) {
+                        list.push(collected);
+                    }
+                }
             }
         });
         child_done.store(true, std::sync::atomic::Ordering::Relaxed);
-        let collected = match worker {
-            Some(PartCollector { send, thread }) => {
+        let parts = match judge {
+            Some(PartJudge { send, thread }) => {
                 drop(send);
                 thread
                     .join()
@@ -641,7 +653,7 @@ fn parse_collecting_parts(
             }
             None => here,
         };
-        (parsed, collected)
+        (parsed, parts)
     })
 }
 
@@ -1164,7 +1176,7 @@ enum Pending {
     /// All of it; the reasons the entry is ambiguous, for the finding that lists them.
     Whole(Vec<Ambiguity>),
     /// Only its coverage: every other finding was judged while the child was still
-    /// parsing ([`Collected::judge_from`]), because coverage needs the locks, which
+    /// parsing ([`Collected::judge_servers`]), because coverage needs the locks, which
     /// the child reads last.
     Coverage,
 }
@@ -1187,12 +1199,11 @@ impl Collected {
         }
     }
 
-    /// Judge every server from `first` on except for its coverage ([`judge`]):
-    /// servers are independent, so what a part's servers are found to hold does not
-    /// wait for the rest of the file.
-    fn judge_from(&mut self, first: usize, mode: ScanMode) {
-        let servers = self.report.servers.iter_mut().skip(first);
-        for (server, pending) in servers.zip(self.pending.iter_mut().skip(first)) {
+    /// Judge every server except for its coverage ([`judge`]): servers are
+    /// independent, so what a part's servers are found to hold does not wait for the
+    /// rest of the file.
+    fn judge_servers(&mut self, mode: ScanMode) {
+        for (server, pending) in self.report.servers.iter_mut().zip(&mut self.pending) {
             if let Pending::Whole(reasons) = std::mem::replace(pending, Pending::Coverage) {
                 judge(server, &reasons, mode);
             }
@@ -1223,52 +1234,40 @@ impl Collected {
 }
 
 /// Add a config's answer: its sections, with the sections of the parts collected
-/// ahead of it where it completes them (after its top-level section, before the
-/// rest, as the file holds them); parts it does not complete are void.
+/// ahead of it (in order) where it completes them (after its top-level section,
+/// before the rest, as the file holds them); parts it does not complete are void.
 fn add_config(
     file: &ConfigFile,
     mut config: crate::protocol::ParsedConfig,
-    parts: Option<Collected>,
+    parts: Vec<Collected>,
     report: &mut Report,
     pending: &mut Vec<Pending>,
     diag: &mut Diag,
 ) {
     report.files_read += 1;
-    match parts {
-        Some(parts) if config.continues_parts => {
-            let rest = config.sections.split_off(config.sections.len().min(1));
-            add_sections(file, config.sections, report, pending, diag);
-            parts.merge_into(report, pending, diag);
-            add_sections(file, rest, report, pending, diag);
+    if config.continues_parts && !parts.is_empty() {
+        let rest = config.sections.split_off(config.sections.len().min(1));
+        add_sections(file, config.sections, report, pending, diag);
+        for part in parts {
+            part.merge_into(report, pending, diag);
         }
-        _ => add_sections(file, config.sections, report, pending, diag),
+        add_sections(file, rest, report, pending, diag);
+    } else {
+        add_sections(file, config.sections, report, pending, diag);
     }
 }
 
-/// Add one part of job `job`'s answer to what was collected of that file so far,
-/// judging its servers (but for coverage) when `judge_as` says how.
-fn collect_part(
-    files: &[ConfigFile],
-    collected: &mut [Option<Collected>],
-    job: usize,
-    sections: Vec<crate::protocol::Section>,
-    judge_as: Option<ScanMode>,
-) {
-    let (Some(file), Some(slot)) = (files.get(job), collected.get_mut(job)) else {
-        return;
-    };
-    let collected = slot.get_or_insert_with(Collected::new);
-    let first = collected.report.servers.len();
+/// One part of an answer, collected as [`add_sections`] adds sections to a report.
+fn collect_part(file: &ConfigFile, sections: Vec<crate::protocol::Section>) -> Collected {
+    let mut part = Collected::new();
     add_sections(
         file,
         sections,
-        &mut collected.report,
-        &mut collected.pending,
-        &mut collected.diag,
+        &mut part.report,
+        &mut part.pending,
+        &mut part.diag,
     );
-    if let Some(mode) = judge_as {
-        collected.judge_from(first, mode);
-    }
+    part
 }
 
 /// Add sections of a config file: their sources and servers, each server read as
@@ -2195,7 +2194,7 @@ mod tests {
                 let mut part = Collected::new();
                 part.report.servers = vec![unaudited(first)];
                 part.pending = vec![Pending::Whole(flag(first))];
-                part.judge_from(0, mode);
+                part.judge_servers(mode);
                 assert_eq!(part.pending, vec![Pending::Coverage]);
                 ahead.report.servers[first] = part.report.servers.remove(0);
                 ahead.pending[first] = Pending::Coverage;
@@ -2285,16 +2284,18 @@ mod tests {
         let mut report = Report::default();
         let mut pending = Vec::new();
         let mut config = config.clone();
-        let parts = per_part.and_then(|n| {
-            let mut collected = vec![None];
+        let mut parts = Vec::new();
+        if let Some(n) = per_part {
             let projects = config.sections.split_off(1);
-            for part in projects.chunks(n) {
-                let file = std::slice::from_ref(&file);
-                collect_part(file, &mut collected, 0, part.to_vec(), judge_as);
+            for sections in projects.chunks(n) {
+                let mut part = collect_part(&file, sections.to_vec());
+                if let Some(mode) = judge_as {
+                    part.judge_servers(mode);
+                }
+                parts.push(part);
             }
             config.continues_parts = true;
-            collected.pop().flatten()
-        });
+        }
         add_config(&file, config, parts, &mut report, &mut pending, &mut diag);
         (report, pending, warnings.text())
     }
@@ -2391,7 +2392,7 @@ mod tests {
         add_config(
             &file,
             with_void_parts,
-            Some(file_parts),
+            vec![file_parts],
             &mut report,
             &mut pending,
             &mut diag,

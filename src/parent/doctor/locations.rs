@@ -28,7 +28,14 @@ fn report_of(format: FileFormat, readers: &'static [Reader], text: &str) -> Repo
     let mut report = Report::default();
     let mut pending = Vec::new();
     let mut diag = Diag::to(Box::new(std::io::sink()));
-    add_config(&file, config, None, &mut report, &mut pending, &mut diag);
+    add_config(
+        &file,
+        config,
+        Vec::new(),
+        &mut report,
+        &mut pending,
+        &mut diag,
+    );
     audit_servers(&mut report.servers, pending, &[], ScanMode::Doctor);
     engines::approval::apply(&mut report);
     report
