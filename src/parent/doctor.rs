@@ -1767,6 +1767,8 @@ fn add_coverage_finding(
         finding.fix = fix.clone();
         let key = (finding.rule.as_str(), &finding.snippet);
         let at = findings.partition_point(|f| (f.rule.as_str(), &f.snippet) <= key);
+        // Exactly one more: `insert` into an empty list would make room for four.
+        findings.reserve_exact(1);
         findings.insert(at, finding);
     }
 }
@@ -1986,7 +1988,12 @@ fn located(
 ) -> Vec<Finding> {
     // Room for the one finding about coverage, which [`add_coverage_finding`] adds
     // after the rest were judged: growing the list then would copy every server's
-    // findings into fresh memory.
+    // findings into fresh memory. None at all when there is nothing to place: the
+    // list is then made where coverage is decided, whose thread has memory freed
+    // by the collecting to reuse (a judging thread has none).
+    if raw.is_empty() {
+        return Vec::new();
+    }
     let mut findings: Vec<Finding> = Vec::with_capacity(raw.len() + 1);
     findings.extend(raw.into_iter().map(|f| {
         let (field, at) = spec.place(f.field.as_ref(), key_at);
