@@ -1763,14 +1763,13 @@ fn add_coverage_finding(
             )
         }
     };
-    for mut finding in located(vec![raw], target, spec, key_at) {
-        finding.fix = fix.clone();
-        let key = (finding.rule.as_str(), &finding.snippet);
-        let at = findings.partition_point(|f| (f.rule.as_str(), &f.snippet) <= key);
-        // Exactly one more: `insert` into an empty list would make room for four.
-        findings.reserve_exact(1);
-        findings.insert(at, finding);
-    }
+    let mut finding = placed(raw, target, spec, key_at);
+    finding.fix = fix;
+    let key = (finding.rule.as_str(), &finding.snippet);
+    let at = findings.partition_point(|f| (f.rule.as_str(), &f.snippet) <= key);
+    // Exactly one more: `insert` into an empty list would make room for four.
+    findings.reserve_exact(1);
+    findings.insert(at, finding);
 }
 
 /// Record that `doctor --pin` just wrote `lock` for `server`: it is now covered by
@@ -1995,19 +1994,28 @@ fn located(
         return Vec::new();
     }
     let mut findings: Vec<Finding> = Vec::with_capacity(raw.len() + 1);
-    findings.extend(raw.into_iter().map(|f| {
-        let (field, at) = spec.place(f.field.as_ref(), key_at);
-        let mut message = f.message;
-        if let Some(field) = &field {
-            engines::secrets::name_the_field(&mut message, &field.to_string());
-        }
-        let mut finding = Finding::new(f.rule, Arc::clone(target), message, f.snippet);
-        finding.field = field;
-        finding.at = Some(at);
-        finding
-    }));
+    findings.extend(raw.into_iter().map(|f| placed(f, target, spec, key_at)));
     findings.sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
     findings
+}
+
+/// One engine finding placed at `target`: its field as the file spells it and the
+/// position of its value (the entry's key, `key_at`, for the whole entry).
+fn placed(
+    f: EngineFinding,
+    target: &Arc<str>,
+    spec: &crate::model::ServerSpec,
+    key_at: Position,
+) -> Finding {
+    let (field, at) = spec.place(f.field.as_ref(), key_at);
+    let mut message = f.message;
+    if let Some(field) = &field {
+        engines::secrets::name_the_field(&mut message, &field.to_string());
+    }
+    let mut finding = Finding::new(f.rule, Arc::clone(target), message, f.snippet);
+    finding.field = field;
+    finding.at = Some(at);
+    finding
 }
 
 /// The exit-code contract (DOCTOR.md §5), decided here and nowhere else: 2 when a
@@ -2266,16 +2274,9 @@ mod tests {
         }
     }
 
-    /// The report, what is left of each server's audit and the warnings of one
-    /// answer added in one go, or with its project sections collected ahead of it in
-    /// parts of `per_part` sections, as doctor collects them while the child parses
-    /// (their servers judged as `judge_as` says).
-    fn added(
-        config: &crate::protocol::ParsedConfig,
-        per_part: Option<usize>,
-        judge_as: Option<ScanMode>,
-    ) -> (Report, Vec<Pending>, String) {
-        let file = ConfigFile {
+    /// The user's `~/.claude.json`, as discovery lists it.
+    fn claude_json() -> ConfigFile {
+        ConfigFile {
             client: "Claude Code".into(),
             label: "~/.claude.json".into(),
             path: PathBuf::from("/home/u/.claude.json"),
@@ -2285,7 +2286,19 @@ mod tests {
             client_id: None,
             layer: Layer::User,
             project_dir: None,
-        };
+        }
+    }
+
+    /// The report, what is left of each server's audit and the warnings of one
+    /// answer added in one go, or with its project sections collected ahead of it in
+    /// parts of `per_part` sections, as doctor collects them while the child parses
+    /// (their servers judged as `judge_as` says).
+    fn added(
+        config: &crate::protocol::ParsedConfig,
+        per_part: Option<usize>,
+        judge_as: Option<ScanMode>,
+    ) -> (Report, Vec<Pending>, String) {
+        let file = claude_json();
         let warnings = Shared(Arc::new(Mutex::new(Vec::new())));
         let mut diag = Diag::to(Box::new(Shared(Arc::clone(&warnings.0))));
         let mut report = Report::default();
@@ -2381,17 +2394,7 @@ mod tests {
             c.diag.warning("never printed");
             c
         };
-        let file = ConfigFile {
-            client: "Claude Code".into(),
-            label: "~/.claude.json".into(),
-            path: PathBuf::from("/home/u/.claude.json"),
-            format: FileFormat::ClaudeJson,
-            scope: Scope::User,
-            readers: file_readers(&[Reader::ClaudeCode], Path::new("/home/u"), None),
-            client_id: None,
-            layer: Layer::User,
-            project_dir: None,
-        };
+        let file = claude_json();
         let mut report = Report::default();
         let mut pending = Vec::new();
         let printed = Shared(Arc::new(Mutex::new(Vec::new())));
