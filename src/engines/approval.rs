@@ -879,37 +879,69 @@ fn findings(report: &Report, join: &Join) -> (Vec<AtServer>, Vec<SettingFinding>
 /// its server, keeping each server's findings sorted by (rule id, snippet), or at
 /// the setting.
 pub fn apply(report: &mut Report) {
+    judge(report).add_to(report);
+}
+
+/// What the approval join decides about a report, not yet added to it: decided
+/// over a shared borrow, so doctor names the locks on another core meanwhile.
+pub struct Judged {
+    join: Join,
+    at_servers: Vec<AtServer>,
+    at_settings: Vec<SettingFinding>,
+}
+
+/// Join `report`'s servers with the settings that approve them, and decide every
+/// finding [`apply`] adds. The report's sources, settings and servers must not
+/// change before [`Judged::add_to`].
+pub fn judge(report: &Report) -> Judged {
     let join = Join::new(report);
     let (at_servers, at_settings) = findings(report, &join);
-    let mut touched = Vec::new();
-    for (index, f) in at_servers {
-        if let Some(server) = report.servers.get_mut(index) {
-            let key_at = Position {
-                line: server.line,
-                column: server.column,
-            };
-            let (field, at) = server.spec.place(f.field.as_ref(), key_at);
-            let mut finding =
-                Finding::new(f.rule, Arc::clone(&server.target), f.message, f.snippet);
-            finding.field = field;
-            finding.at = Some(at);
-            server.findings.push(finding);
-            touched.push(index);
-        }
+    Judged {
+        join,
+        at_servers,
+        at_settings,
     }
-    touched.dedup();
-    for index in touched {
-        if let Some(server) = report.servers.get_mut(index) {
-            server
-                .findings
-                .sort_by(|a, b| (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet)));
+}
+
+impl Judged {
+    /// Add the decided findings to the report they were decided for, and keep the
+    /// join for the renderers.
+    pub fn add_to(self, report: &mut Report) {
+        let Judged {
+            join,
+            at_servers,
+            at_settings,
+        } = self;
+        let mut touched = Vec::new();
+        for (index, f) in at_servers {
+            if let Some(server) = report.servers.get_mut(index) {
+                let key_at = Position {
+                    line: server.line,
+                    column: server.column,
+                };
+                let (field, at) = server.spec.place(f.field.as_ref(), key_at);
+                let mut finding =
+                    Finding::new(f.rule, Arc::clone(&server.target), f.message, f.snippet);
+                finding.field = field;
+                finding.at = Some(at);
+                server.findings.push(finding);
+                touched.push(index);
+            }
         }
+        touched.dedup();
+        for index in touched {
+            if let Some(server) = report.servers.get_mut(index) {
+                server.findings.sort_by(|a, b| {
+                    (a.rule.as_str(), &a.snippet).cmp(&(b.rule.as_str(), &b.snippet))
+                });
+            }
+        }
+        report.setting_findings.extend(at_settings);
+        // The renderers' effective view asks the same join again (the header's start
+        // counts, `--servers`): what it joins (sources, settings, servers' readings)
+        // does not change after this point.
+        report.approval_join = crate::model::Derived::of(join);
     }
-    report.setting_findings.extend(at_settings);
-    // The renderers' effective view asks the same join again (the header's start
-    // counts, `--servers`): what it joins (sources, settings, servers' readings)
-    // does not change after this point.
-    report.approval_join = crate::model::Derived::of(join);
 }
 
 #[cfg(test)]

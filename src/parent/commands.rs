@@ -85,30 +85,15 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         mode: ScanMode::Doctor,
         ignore,
         today: crate::suppress::Date::today_utc(),
+        // Lock names are printed only by the text report's Next steps and written
+        // only by `--pin`: JSONL, SARIF and `--servers` name no lock.
+        name_locks: args.pin || !(args.json || args.servers),
     };
     let mut report = match doctor::scan(&opts, &mut diag) {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
     resources::phase("scanned");
-    // Lock names are printed only by the text report's Next steps and written only
-    // by `--pin`: JSONL, SARIF and `--servers` name no lock, so a run that prints
-    // neither skips naming every uncovered server.
-    if args.pin || !(args.json || args.servers) {
-        // One listing of cwd instead of a stat per server: lock names live there.
-        let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(&cwd)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok())
-                    .map(|e| e.file_name())
-                    .collect()
-            })
-            .unwrap_or_default();
-        render::lock_names::assign_lock_names(&mut report, &|name: &str| {
-            existing.contains(std::ffi::OsStr::new(name))
-        });
-    }
-    resources::phase("named");
 
     // `--pin` runs before anything is rendered, so that every output describes the
     // state after pinning (see `spawn`).
@@ -338,6 +323,8 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         // `auth audit` audits the files it is given, as they are.
         ignore: IgnoreChoice::None,
         today: crate::suppress::Date::today_utc(),
+        // Its report prints no Next steps.
+        name_locks: false,
     };
     let report = match doctor::scan(&opts, &mut diag) {
         Scan::Report(report) => report,

@@ -70,6 +70,10 @@ pub struct DoctorOptions {
     pub ignore: IgnoreChoice,
     /// Today in UTC: a suppression applies through its `expires` day.
     pub today: suppress::Date,
+    /// Name the lock of every uncovered server ([`crate::render::lock_names`]).
+    /// Only the text report's Next steps prints the names and only `--pin` writes
+    /// them, so a run that does neither names nothing.
+    pub name_locks: bool,
 }
 
 /// Where suppressions come from (see [`crate::suppress`] for the trust rule).
@@ -547,8 +551,8 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
     audit_servers(&mut report.servers, pending, &readable_locks, opts.mode);
     super::resources::phase("audited");
     // Both modes: approval posture is part of the auth audit.
-    engines::approval::apply(&mut report);
-    super::resources::phase("approvals");
+    judge_approvals_and_name_locks(&mut report, opts.name_locks.then_some(&opts.cwd));
+    super::resources::phase("approved_and_named");
     if let Some(file) = ignore_file {
         apply_suppressions(
             &mut report,
@@ -559,6 +563,56 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         );
     }
     Scan::Report(report)
+}
+
+/// Add the approval join's findings to `report` ([`engines::approval::apply`]),
+/// and, with `name_in`, the lock name of every uncovered server, none of them a
+/// file already in that directory ([`name_locks`]).
+///
+/// The lock names read only what the join leaves alone (the servers, their
+/// launches and coverage), so the join is decided on the other core while this one
+/// names the locks. This way round, not the other: the names' tables are made from
+/// the blocks this thread's heap has freed, where a thread of their own took half
+/// as long again touching fresh memory.
+fn judge_approvals_and_name_locks(report: &mut Report, name_in: Option<&Path>) {
+    let Some(cwd) = name_in else {
+        engines::approval::apply(report);
+        return;
+    };
+    let shared = &*report;
+    let (approvals, names) = std::thread::scope(|scope| {
+        let judging = std::thread::Builder::new()
+            .name("approvals".into())
+            .spawn_scoped(scope, || engines::approval::judge(shared));
+        let names = name_locks(shared, cwd);
+        let approvals = match judging {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: judged here, after the names.
+            Err(_) => engines::approval::judge(shared),
+        };
+        (approvals, names)
+    });
+    approvals.add_to(report);
+    names.write_into(report);
+}
+
+/// The lock name of every uncovered server ([`crate::render::lock_names`]), none
+/// of them a file already in `cwd`, where a pin writes its lock: one listing of
+/// `cwd` instead of a stat per server.
+fn name_locks(report: &Report, cwd: &Path) -> crate::render::lock_names::LockNames {
+    let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(cwd)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name())
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::render::lock_names::decide_lock_names(report, &|name: &str| {
+        existing.contains(std::ffi::OsStr::new(name))
+    })
 }
 
 /// One part of a config's answer, collected, and the job it belongs to.
@@ -2483,6 +2537,72 @@ mod tests {
         assert!(keys[3002..].iter().all(|k| k.len() <= "b#20000".len()));
     }
 
+    /// The join decided on another thread while the locks are named here ends as
+    /// the two done one after the other: the same findings at the same servers,
+    /// the same names (a file already in the directory avoided), written into the
+    /// servers they were decided for.
+    #[test]
+    fn approvals_judged_beside_the_names_end_as_both_done_in_turn() {
+        use crate::engines::approval::tests::{names, Fixture};
+        use crate::protocol::SettingValue;
+        let t = tempfile::tempdir().expect("tempdir");
+        std::fs::write(t.path().join("b.warden.lock"), "").expect("write");
+        let mut f = Fixture::new("/w/repo");
+        let mcp = f.source(
+            Client::ClaudeCode,
+            Layer::Project,
+            "/w/repo/.mcp.json",
+            Some("/w/repo"),
+            vec![],
+        );
+        f.source(
+            Client::ClaudeCode,
+            Layer::Project,
+            "/w/repo/.claude/settings.json",
+            Some("/w/repo"),
+            vec![SettingValue::EnabledProjectServers(names(&["b", "d"]))],
+        );
+        for name in ["a", "b", "c", "d", "e"] {
+            f.server(mcp, name);
+        }
+        let other = crate::protocol::ServerExtra {
+            cwd: Some("/elsewhere".into()),
+            ..crate::protocol::ServerExtra::default()
+        };
+        f.server_with(mcp, "f", other);
+        // `a` is covered; `b`…`e` share one launch, `f` has its own.
+        for server in f.report.servers.iter_mut().skip(1) {
+            server.coverage = Coverage::None;
+        }
+        let mut in_turn = f.report.clone();
+        crate::engines::approval::apply(&mut in_turn);
+        let existing = |name: &str| name == "b.warden.lock";
+        crate::render::lock_names::assign_lock_names(&mut in_turn, &existing);
+
+        let mut beside = f.report;
+        judge_approvals_and_name_locks(&mut beside, Some(t.path()));
+        assert_eq!(beside, in_turn);
+        let named: Vec<Option<&str>> = beside
+            .servers
+            .iter()
+            .map(|s| s.lock_name.as_deref())
+            .collect();
+        assert_eq!(
+            named,
+            [
+                None,
+                Some("b-3e23e8.warden.lock"),
+                Some("b-3e23e8.warden.lock"),
+                Some("b-3e23e8.warden.lock"),
+                Some("b-3e23e8.warden.lock"),
+                Some("f.warden.lock")
+            ]
+        );
+        assert!(beside
+            .findings()
+            .any(|f| f.rule.as_str().starts_with("WRD-CLIENT")));
+    }
+
     fn options(root: &Path) -> DoctorOptions {
         DoctorOptions {
             configs: Vec::new(),
@@ -2496,6 +2616,7 @@ mod tests {
             mode: ScanMode::Doctor,
             ignore: IgnoreChoice::None,
             today: suppress::Date::today_utc(),
+            name_locks: true,
         }
     }
 

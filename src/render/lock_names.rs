@@ -497,29 +497,54 @@ impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
 /// `exists_on_disk` returns true, is never reused. Call once; `doctor --pin`
 /// writes exactly these names.
 pub fn assign_lock_names(report: &mut Report, exists_on_disk: &dyn Fn(&str) -> bool) {
+    decide_lock_names(report, exists_on_disk).write_into(report);
+}
+
+/// The lock names [`assign_lock_names`] gives a report's servers, decided over a
+/// shared borrow of the report and not yet written into it: doctor decides them
+/// while the approval join reads the same report on another core, and writes them
+/// once both are done.
+#[derive(Debug)]
+pub struct LockNames {
+    /// Each server's launch (an index into `names`), or `None` for a covered one.
+    chosen: Vec<Option<usize>>,
+    /// Each launch's name, in the order the launches first appear.
+    names: Vec<LockName>,
+}
+
+/// Decide every server's lock name as [`assign_lock_names`] does. The report's
+/// servers, their order and their coverage must not change before
+/// [`LockNames::write_into`]; findings may (naming reads none).
+pub fn decide_lock_names(report: &Report, exists_on_disk: &dyn Fn(&str) -> bool) -> LockNames {
     let mut namer = LockNamer::new(exists_on_disk);
     let uncovered = report.uncovered().count();
     namer.reserve(uncovered);
-    // The name of each launch, and each server's launch: decided over borrowed
-    // keys first, then written into the servers.
     let mut names: Vec<LockName> = Vec::new();
     let mut chosen: Vec<Option<usize>> = Vec::with_capacity(report.servers.len());
-    {
-        // Sized for every uncovered server at once: a table grown by doubling
-        // touches about twice the memory.
-        let mut launches = Launches::with_capacity(uncovered);
-        for (i, server) in report.servers.iter().enumerate() {
-            chosen.push((server.coverage == Coverage::None).then(|| {
-                let (launch, new) = launches.number(server, i);
-                if new {
-                    names.push(namer.name(&server.name));
-                }
-                launch
-            }));
-        }
+    // Sized for every uncovered server at once: a table grown by doubling touches
+    // about twice the memory.
+    let mut launches = Launches::with_capacity(uncovered);
+    for (i, server) in report.servers.iter().enumerate() {
+        chosen.push((server.coverage == Coverage::None).then(|| {
+            let (launch, new) = launches.number(server, i);
+            if new {
+                names.push(namer.name(&server.name));
+            }
+            launch
+        }));
     }
-    for (server, launch) in report.servers.iter_mut().zip(chosen) {
-        server.lock_name = launch.and_then(|n| names.get(n).cloned());
+    LockNames { chosen, names }
+}
+
+impl LockNames {
+    /// Write the decided names into the servers they were decided for (see
+    /// [`decide_lock_names`]).
+    pub fn write_into(self, report: &mut Report) {
+        debug_assert_eq!(self.chosen.len(), report.servers.len());
+        let LockNames { chosen, names } = self;
+        for (server, launch) in report.servers.iter_mut().zip(chosen) {
+            server.lock_name = launch.and_then(|n| names.get(n).cloned());
+        }
     }
 }
 
