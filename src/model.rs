@@ -268,12 +268,17 @@ impl ServerSpec {
     }
 }
 
+/// A finding's message: constant text borrowed, or text made for the finding.
+pub type Message = std::borrow::Cow<'static, str>;
+
 /// A finding produced by an engine, before doctor assigns its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineFinding {
     pub rule: RuleId,
     /// Human message. May quote config text (a host name): render through safe_text.
-    pub message: String,
+    /// Most messages are constant text, borrowed rather than copied into each of
+    /// tens of thousands of findings.
+    pub message: Message,
     /// Evidence. Never a raw credential: engines redact before building it.
     pub snippet: String,
     /// The one field the finding is about, in the launch's terms (`url` is the
@@ -284,10 +289,10 @@ pub struct EngineFinding {
 
 impl EngineFinding {
     /// A finding about the whole entry.
-    pub fn new(rule: RuleId, message: String, snippet: String) -> EngineFinding {
+    pub fn new(rule: RuleId, message: impl Into<Message>, snippet: String) -> EngineFinding {
         EngineFinding {
             rule,
-            message,
+            message: message.into(),
             snippet,
             field: None,
         }
@@ -367,7 +372,7 @@ pub struct Finding {
     /// Shared with the server and its other findings: a server can have thousands
     /// of findings and a name of 64 KiB, and one copy per finding was quadratic.
     pub target: std::sync::Arc<str>,
-    pub message: String,
+    pub message: Message,
     pub snippet: String,
     /// A command that fixes the finding, every config-derived word already quoted
     /// for pasting (see [`crate::text::quote::quote_for_paste`]). JSONL and SARIF
@@ -486,13 +491,13 @@ impl Finding {
     pub fn new(
         rule: RuleId,
         target: std::sync::Arc<str>,
-        message: String,
+        message: impl Into<Message>,
         snippet: String,
     ) -> Finding {
         Finding {
             rule,
             target,
-            message,
+            message: message.into(),
             snippet,
             fix: None,
             field: None,
@@ -865,7 +870,7 @@ mod tests {
 
     #[test]
     fn the_fix_line_is_the_command_else_the_rules_one_line_fix() {
-        let mut f = Finding::new(RuleId::SecSlack, "t".into(), "m".into(), "s".into());
+        let mut f = Finding::new(RuleId::SecSlack, "t".into(), "m", "s".into());
         assert_eq!(f.fix_line(), RuleId::SecSlack.rule().fix);
         assert_ne!(f.fix_line(), RuleId::SecSlack.rule().help);
         f.fix = Some("mcp-warden lock rotate x".into());

@@ -602,12 +602,7 @@ mod tests {
                     source: 0,
                     line: 1,
                     column: 1,
-                    finding: Finding::new(
-                        RuleId::SecEntropy,
-                        target.clone(),
-                        "m".into(),
-                        "s".into(),
-                    ),
+                    finding: Finding::new(RuleId::SecEntropy, target.clone(), "m", "s".into()),
                 });
             }
         }

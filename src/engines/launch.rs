@@ -47,7 +47,7 @@ pub fn check_origin(name: &str, spec: &ServerSpec) -> Vec<EngineFinding> {
             let field = FieldPath::Named("headersHelper");
             out.push(EngineFinding::new(
                 RuleId::DoctorHeadersHelper,
-                "headersHelper is a shell command Claude Code runs at every connection to this server; review it like a launch command".into(),
+                "headersHelper is a shell command Claude Code runs at every connection to this server; review it like a launch command",
                 name.to_string(),
             ).at_field(field.clone()));
             let args = ["-c".to_string(), helper.to_string()];

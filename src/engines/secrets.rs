@@ -205,14 +205,16 @@ pub const ENTROPY_MESSAGE: &str = "high-entropy token (possible secret)";
 /// `WRD-SEC-ENTROPY: high-entropy token (possible secret) in field args[2]`. A reader
 /// of the message alone (a SARIF alert, a JSONL line) then knows which value to
 /// revoke and replace.
-pub fn name_the_field(message: &mut String, field: &str) {
-    if message.ends_with(VENDOR_MESSAGE) {
-        message.push(' ');
+pub fn name_the_field(message: &mut crate::model::Message, field: &str) {
+    let joint = if message.ends_with(VENDOR_MESSAGE) {
+        " "
     } else if message.ends_with(ENTROPY_MESSAGE) {
-        message.push_str(" in field ");
+        " in field "
     } else {
         return;
-    }
+    };
+    let message = message.to_mut();
+    message.push_str(joint);
     message.push_str(field);
 }
 

@@ -115,7 +115,13 @@ fn sup(cmd: &str, args: &[&str]) -> Vec<(String, String, String)> {
     let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     check_launch(cmd, &a)
         .into_iter()
-        .map(|f| (f.rule.as_str().to_string(), f.message, f.snippet))
+        .map(|f| {
+            (
+                f.rule.as_str().to_string(),
+                f.message.into_owned(),
+                f.snippet,
+            )
+        })
         .collect()
 }
 
@@ -757,7 +763,7 @@ fn auth_vector_77_userinfo() {
         Some("https://mcp.example.com")
     );
     assert_eq!(
-        cred.map(|x| x.message.as_str()),
+        cred.map(|x| &*x.message),
         Some("MCP endpoint URL embeds a userinfo credential; move it to a header referencing a secret manager")
     );
     for x in &f {

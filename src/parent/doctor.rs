@@ -1803,8 +1803,7 @@ fn add_coverage_finding(
         Coverage::None => (
             EngineFinding::new(
                 RuleId::DoctorNoLock,
-                "no warden.lock pins this server's declared surface; run the pin command below"
-                    .into(),
+                "no warden.lock pins this server's declared surface; run the pin command below",
                 name.into(),
             ),
             None,
@@ -1841,7 +1840,7 @@ pub fn mark_pinned(server: &mut crate::model::AuditedServer, lock: &str) {
     for f in &mut server.findings {
         if f.rule == RuleId::DoctorNoLock {
             f.rule = RuleId::DoctorLockUnapproved;
-            f.message = message.clone();
+            f.message = message.clone().into();
             f.fix = command.clone();
         }
     }

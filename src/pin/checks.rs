@@ -14,7 +14,12 @@ use crate::model::EngineFinding;
 use crate::rules::RuleId;
 
 fn from_engine(f: EngineFinding, target: &str) -> LockFinding {
-    LockFinding::new(f.rule, target.to_string(), f.message, f.snippet)
+    LockFinding::new(
+        f.rule,
+        target.to_string(),
+        f.message.into_owned(),
+        f.snippet,
+    )
 }
 
 fn scan(value: &str, target: &str, out: &mut Vec<LockFinding>) {

@@ -547,7 +547,7 @@ pub(crate) mod tests {
         Finding {
             rule,
             target: target.into(),
-            message: message.into(),
+            message: message.to_string().into(),
             snippet: snippet.into(),
             fix: None,
             field: None,

@@ -566,7 +566,7 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
             .filter(|f| is_listed(f))
             .flat_map(|f| {
                 [
-                    f.message.clone(),
+                    f.message.to_string(),
                     f.snippet.clone(),
                     f.fix_line().to_string(),
                 ]
@@ -653,7 +653,7 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
         let mut f = Finding::new(
             crate::rules::RuleId::DoctorLockUnapproved,
             r.servers[0].target.clone(),
-            "a warden.lock matches this server but pin.approved is false".into(),
+            "a warden.lock matches this server but pin.approved is false",
             "s".into(),
         );
         f.fix = Some(format!(
@@ -722,7 +722,7 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
             let target = r.servers[1].target.clone();
             for f in &mut r.servers[1].findings {
                 f.target = target.clone();
-                f.message = format!("{}{name}", f.message);
+                f.message = format!("{}{name}", f.message).into();
                 f.snippet = format!("{}{name}", f.snippet);
             }
             assign_lock_names(&mut r, &|_| false);
@@ -756,13 +756,13 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
             Finding::new(
                 RuleId::SupPipUnpinned,
                 extra.target.clone(),
-                "m".into(),
+                "m",
                 "pip install x".into(),
             ),
             Finding::new(
                 RuleId::SecOpenai,
                 extra.target.clone(),
-                "m".into(),
+                "m",
                 "sk-…(len=51)".into(),
             ),
         ];
