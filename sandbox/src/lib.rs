@@ -28,7 +28,8 @@
 //!   the child to `nobody`.
 //! * **Confinement order** (`confine/mod.rs`): fds, environment and panic hook first; then
 //!   rlimits, bounding set, uid drop, parent-death signal, no_new_privs, capabilities,
-//!   landlock, and seccomp last. Every step fails closed.
+//!   landlock, the mapped-file guard (`mapped.rs`), and seccomp last. Every step fails
+//!   closed.
 //! * **Degraded kernels** ([`evaluate`]): the parent decides on the child's hello, before
 //!   sending the request. Missing landlock is a warning (seccomp keeps the promise);
 //!   missing seccomp is a refusal unless [`WeakSandboxPolicy::AllowWeak`];
@@ -79,6 +80,7 @@ mod confine;
 mod decoded;
 mod error;
 mod frame;
+mod mapped;
 mod policy;
 mod probe;
 mod spawn;
@@ -97,6 +99,7 @@ pub use alloc::OneShotAlloc;
 pub use child::{Sender, WireSlots};
 pub use error::SandboxError;
 pub use frame::{decoded_bound, MessageCost, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};
+pub use mapped::MappedFile;
 pub use policy::{evaluate, FULL_LANDLOCK_ABI};
 pub use probe::{probe_main, selftest};
 pub use spawn::SECCOMP_LOG_ENV;

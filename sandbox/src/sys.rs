@@ -1,4 +1,5 @@
-//! Raw system calls: the only `unsafe` code of the crate.
+//! Raw system calls: with the allocator (`alloc.rs`) and the file mappings
+//! (`mapped.rs`), the only `unsafe` code of the crate.
 //!
 //! Everything here is a thin, safe wrapper whose `// SAFETY:` comment states the invariant
 //! that makes the call sound. Higher modules use only these wrappers, `nix`, `caps`,

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use mcp_warden_sandbox::{
     decoded_bound, file_size, kernel_status, probe_main, run_parser, selftest, serve_child,
-    ChildOutput, Limits, MessageShare, SandboxError, Sender, WeakSandboxPolicy, CHILD_ARG,
-    PROBE_ARG,
+    ChildOutput, Limits, MappedFile, MessageShare, SandboxError, Sender, WeakSandboxPolicy,
+    CHILD_ARG, PROBE_ARG,
 };
 use serde::{Deserialize, Serialize};
 
@@ -216,6 +216,17 @@ enum Behaviour {
     Segfault,
     /// Unbounded recursion into the guard page: std's handler reports and aborts.
     StackOverflow,
+    /// Map the handed file `extra` bytes past its end (as if it shrank after the
+    /// `fstat`), read every byte, report the content up to the end, the sum of the
+    /// bytes past it and whether the guard saw it shrink; then map it again.
+    MapFile {
+        extra: u32,
+    },
+    /// A second map while one is alive: refused, not a second range to guard.
+    MapTwice,
+    /// A bus error outside any `MappedFile`: a raw mapping of the handed file read
+    /// past its end. The guard must not swallow it.
+    BusErrorOutsideMapping,
     // ---- a compromised child inflating the parent's decoder ----
     /// One message of `shape`, about `wire` bytes on the wire, sent `count` times.
     Amplify {
@@ -386,6 +397,59 @@ fn test_child(b: Behaviour, files: Vec<File>, tx: &mut Sender) -> Result<(), San
             // SAFETY: signal 0 only checks permission; nothing is delivered.
             let rc = unsafe { libc::kill(pid, 0) };
             tx.send(&format!("kill returned {rc}"))
+        }
+        Behaviour::MapFile { extra } => {
+            let file = files
+                .first()
+                .ok_or_else(|| SandboxError::handler("no file"))?;
+            let size = file_size(file).map_err(|e| SandboxError::handler(e.to_string()))?;
+            let len = usize::try_from(size).unwrap() + extra as usize;
+            let reply = {
+                let mapped = MappedFile::map(file, len)
+                    .map_err(|e| SandboxError::handler(format!("map: {e}")))?;
+                let bytes = mapped.bytes();
+                let past_end: u64 = bytes[size as usize..].iter().map(|&b| u64::from(b)).sum();
+                format!(
+                    "{} past={past_end} shrank={}",
+                    String::from_utf8_lossy(&bytes[..size as usize]),
+                    mapped.shrank()
+                )
+            };
+            tx.send(&reply)?;
+            // Dropped: the slot is free again, and a new mapping starts unshrunk.
+            let again = MappedFile::map(file, usize::try_from(size).unwrap())
+                .map_err(|e| SandboxError::handler(format!("map again: {e}")))?;
+            tx.send(&format!("again shrank={}", again.shrank()))
+        }
+        Behaviour::MapTwice => {
+            let file = files
+                .first()
+                .ok_or_else(|| SandboxError::handler("no file"))?;
+            let first =
+                MappedFile::map(file, 4).map_err(|e| SandboxError::handler(e.to_string()))?;
+            let second = MappedFile::map(file, 4);
+            tx.send(&format!(
+                "first={:?} second={}",
+                String::from_utf8_lossy(first.bytes()),
+                second.map_or_else(|e| format!("refused: {e}"), |_| "mapped".into())
+            ))
+        }
+        Behaviour::BusErrorOutsideMapping => {
+            // SAFETY: a fresh read-only mapping of the handed file (fd 5), two pages
+            // past its few bytes; the read of the second page is the bus error under test.
+            let byte = unsafe {
+                let p = libc::mmap(
+                    std::ptr::null_mut(),
+                    8192,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE,
+                    5,
+                    0,
+                );
+                assert_ne!(p, libc::MAP_FAILED);
+                p.cast::<u8>().add(4096).read_volatile()
+            };
+            tx.send(&format!("read {byte} past the end"))
         }
         other => argument_case(other, &files, tx),
     }
@@ -1180,6 +1244,81 @@ fn t_file_size_of_handed_files_works() -> Outcome {
     Ok(())
 }
 
+/// What the child reports for `Behaviour::MapFile { extra }` on a file of `content`.
+fn map_case(content: &str, extra: u32) -> Result<Vec<String>, String> {
+    run_with(
+        Behaviour::MapFile { extra },
+        vec![temp_file(content)],
+        &limits(),
+        WeakSandboxPolicy::Default,
+    )
+    .map(|out| out.messages)
+    .map_err(|e| e.to_string())
+}
+
+/// A file that shrinks while it is mapped (mapped past its end, which faults the same
+/// way) reads as zeros past the end under the real filter, and the guard says so; the
+/// next mapping starts clean.
+fn t_mapped_file_that_shrank_reads_zeros_and_says_so() -> Outcome {
+    let messages = map_case("{\"mcpServers\": {}}", 3 * 4096)?;
+    ensure!(
+        messages
+            == [
+                "{\"mcpServers\": {}} past=0 shrank=true",
+                "again shrank=false"
+            ],
+        "{messages:?}"
+    );
+    Ok(())
+}
+
+/// A file mapped whole is its content, and nothing is said to have shrunk.
+fn t_mapped_file_is_its_content() -> Outcome {
+    let content = "x".repeat(10_000);
+    let messages = map_case(&content, 0)?;
+    ensure!(
+        messages
+            == [
+                format!("{content} past=0 shrank=false"),
+                "again shrank=false".into()
+            ],
+        "{:?}",
+        messages.iter().map(String::len).collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
+fn t_second_mapping_is_refused() -> Outcome {
+    let out = run_with(
+        Behaviour::MapTwice,
+        vec![temp_file("abcdef")],
+        &limits(),
+        WeakSandboxPolicy::Default,
+    )
+    .map_err(|e| e.to_string())?;
+    ensure!(
+        out.messages.len() == 1
+            && out.messages[0].starts_with("first=\"abcd\" second=refused: another file is mapped"),
+        "{:?}",
+        out.messages
+    );
+    Ok(())
+}
+
+/// The guard takes only faults inside a `MappedFile`: any other bus error still ends
+/// the child (the default action), as without the guard.
+fn t_bus_error_outside_a_mapping_is_sigbus() -> Outcome {
+    match run_with(
+        Behaviour::BusErrorOutsideMapping,
+        vec![temp_file("abc")],
+        &limits(),
+        WeakSandboxPolicy::Default,
+    ) {
+        Err(SandboxError::Killed { signal, .. }) if signal == libc::SIGBUS => Ok(()),
+        other => Err(format!("expected death by SIGBUS, got {other:?}")),
+    }
+}
+
 fn t_segfault_is_sigsegv() -> Outcome {
     expect_signal(Behaviour::Segfault, libc::SIGSEGV)
 }
@@ -1495,6 +1634,16 @@ const TESTS: &[Case] = &[
     (
         "file_size_of_handed_files_works",
         t_file_size_of_handed_files_works,
+    ),
+    (
+        "mapped_file_that_shrank_reads_zeros_and_says_so",
+        t_mapped_file_that_shrank_reads_zeros_and_says_so,
+    ),
+    ("mapped_file_is_its_content", t_mapped_file_is_its_content),
+    ("second_mapping_is_refused", t_second_mapping_is_refused),
+    (
+        "bus_error_outside_a_mapping_is_sigbus",
+        t_bus_error_outside_a_mapping_is_sigbus,
     ),
     ("segfault_is_sigsegv", t_segfault_is_sigsegv),
     ("stack_overflow_is_sigabrt", t_stack_overflow_is_sigabrt),

@@ -119,6 +119,20 @@ fn size_hint(file: &File) -> Option<u64> {
     mcp_warden_sandbox::file_size(file).ok()
 }
 
+/// The file mapped read-only when it is not empty and within `cap` by its `fstat`
+/// size (`mcp_warden_sandbox::MappedFile`: no copy into memory touched for the first
+/// time). `None` sends the caller to [`read_capped`]: an empty file, one over the cap
+/// (refused there after reading at most `cap + 1` bytes, as before), or a mapping
+/// that failed.
+fn map_within_cap(
+    file: &File,
+    size: Option<u64>,
+    cap: u64,
+) -> Option<mcp_warden_sandbox::MappedFile> {
+    let len = size.filter(|&n| n > 0 && n <= cap)?;
+    mcp_warden_sandbox::MappedFile::map(file, usize::try_from(len).ok()?).ok()
+}
+
 /// The answer for one job, and whether its parse tree was left to the exit.
 fn answer(
     request: &ParseRequest,
@@ -150,6 +164,28 @@ fn answer(
         return (answer, false);
     };
     let hint = size_hint(file);
+    if let Some(mapped) = map_within_cap(file, hint, job.size_cap) {
+        let len = u64::try_from(mapped.bytes().len()).unwrap_or(u64::MAX);
+        let leave = left_to_exit.saturating_add(len) <= LEAVE_TO_EXIT_BYTES;
+        let answer = parse_file_in_child(job.format, mapped.bytes(), leave, ahead);
+        if mapped.shrank() {
+            // What was parsed ran into the zero pages the guard put past the new
+            // end: not the file's content. Parts already sent are void without
+            // the answer that completes them.
+            let answer = failed(
+                job.format,
+                LoadErrorKind::Read,
+                "the file became shorter while it was read (another program is \
+                 writing it); run the command again"
+                    .into(),
+            );
+            return (answer, false);
+        }
+        if leave {
+            *left_to_exit += len;
+        }
+        return (answer, leave);
+    }
     match read_capped(file, job.size_cap, hint) {
         Ok(bytes) => {
             let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);

@@ -1,9 +1,9 @@
 //! The confined side: read the handed file once, parse only its server maps, send
 //! one answer.
 //!
-//! The file is read with `read` into one buffer of exactly its `fstat` size (plus a
-//! one-byte read that detects growth), not mapped: doctor's child reads its files
-//! too, so the two pay the same copy. The text is checked to be UTF-8 as a whole
+//! The file is mapped read-only by `mcp_warden_sandbox::MappedFile`, as doctor's child
+//! maps its files, so the two read the same way (a file that shrinks while it is
+//! mapped is refused, as doctor refuses it). The text is checked to be UTF-8 as a whole
 //! (`serde_json::from_slice` would not check the strings it skips), then parsed by
 //! serde_json into borrowed records: `IgnoredAny` for every value outside the
 //! top-level `mcpServers` and `projects.*.mcpServers`, no tree.
@@ -11,7 +11,6 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
 
 use mcp_warden_sandbox::Sender;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -21,36 +20,31 @@ use crate::wire::{Answer, Request, Section, Server};
 
 /// Runs as the confined child (`argv[1]` is the sandbox's child argument).
 pub fn serve() -> ! {
-    mcp_warden_sandbox::serve_child(
-        |request: Request, mut files: Vec<File>, sender: &mut Sender| {
-            let Some(file) = files.first_mut() else {
-                return sender.send(&Answer::Failed("no descriptor was handed over".into()));
-            };
-            match read_exactly(file, request.size_cap) {
-                Ok(bytes) => sender.send(&parse(&bytes)),
-                Err(why) => sender.send(&Answer::Failed(why)),
-            }
-            // The buffer and the records are left to the process exit.
-        },
-    )
+    mcp_warden_sandbox::serve_child(|request: Request, files: Vec<File>, sender: &mut Sender| {
+        let Some(file) = files.first() else {
+            return sender.send(&Answer::Failed("no descriptor was handed over".into()));
+        };
+        let mapped = match map_within_cap(file, request.size_cap) {
+            Ok(mapped) => mapped,
+            Err(why) => return sender.send(&Answer::Failed(why)),
+        };
+        let answer = parse(mapped.bytes());
+        if mapped.shrank() {
+            return sender.send(&Answer::Failed("the file shrank while it was read".into()));
+        }
+        sender.send(&answer)
+        // The records are left to the process exit.
+    })
 }
 
-/// The whole file in one buffer of its `fstat` size.
-fn read_exactly(file: &mut File, cap: u64) -> Result<Vec<u8>, String> {
+/// The whole file, mapped, within the cap by its `fstat` size.
+fn map_within_cap(file: &File, cap: u64) -> Result<mcp_warden_sandbox::MappedFile, String> {
     let size = mcp_warden_sandbox::file_size(file).map_err(|e| format!("fstat failed: {e}"))?;
     if size > cap {
         return Err(format!("{size} bytes exceed the {cap}-byte cap"));
     }
     let len = usize::try_from(size).map_err(|_| format!("{size} bytes do not fit in memory"))?;
-    let mut bytes = vec![0u8; len];
-    file.read_exact(&mut bytes)
-        .map_err(|e| format!("read failed: {e}"))?;
-    let mut probe = [0u8; 1];
-    match file.read(&mut probe) {
-        Ok(0) => Ok(bytes),
-        Ok(_) => Err("the file grew while it was read".into()),
-        Err(e) => Err(format!("read failed: {e}")),
-    }
+    mcp_warden_sandbox::MappedFile::map(file, len).map_err(|e| format!("mmap failed: {e}"))
 }
 
 /// The answer for the file's bytes.

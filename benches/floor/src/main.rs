@@ -12,8 +12,8 @@
 //!   descriptor to a child started, confined (the same landlock, seccomp, rlimit,
 //!   capability and uid layers as doctor's parser child) and supervised by
 //!   `mcp-warden-sandbox`; the parent never reads the file's bytes.
-//! * The child reads the file with `read` into one buffer of its exact `fstat` size
-//!   (not `mmap`: doctor's child reads too, so the comparison is fair), checks it is
+//! * The child maps the file read-only at its exact `fstat` size (as doctor's child
+//!   maps its files, so the comparison is fair), checks it is
 //!   UTF-8, parses only the server maps (top-level `mcpServers` and
 //!   `projects.*.mcpServers`) with serde_json into records that borrow the buffer,
 //!   skipping everything else with `IgnoredAny`, and sends the records (name,

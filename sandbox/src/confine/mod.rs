@@ -19,9 +19,14 @@
 //!    verified empty.
 //! 7. **landlock** (`landlock.rs`): every filesystem, network and scope right the kernel
 //!    knows is handled and none is granted.
-//! 8. **seccomp** (`seccomp.rs`), last, so the allow-list never needs `prctl`, `capset`,
-//!    `setrlimit` or `landlock_*`. Built here, after the child's own `execve`, so its
-//!    argument checks can name the child's pid (`tgkill` reaches only itself).
+//! 8. **the mapped-file guard** (`mapped.rs`): the `SIGBUS` handler that keeps a file
+//!    which shrinks while it is mapped from killing the child. Not a restriction, but
+//!    it must come before the filter, which allows `rt_sigaction` only to reset a
+//!    fatal signal, never to set a handler.
+//! 9. **seccomp** (`seccomp.rs`), last, so the allow-list never needs `prctl`, `capset`,
+//!    `setrlimit`, `landlock_*` or a handler-setting `rt_sigaction`. Built here, after
+//!    the child's own `execve`, so its argument checks can name the child's pid
+//!    (`tgkill` reaches only itself).
 
 mod caps;
 mod landlock;
@@ -54,6 +59,7 @@ pub(crate) fn apply(opts: &Options) -> Result<Confinement, SandboxError> {
     privs::set_no_new_privs()?;
     caps::clear_and_verify(bounding_emptied)?;
     let landlock = landlock::restrict()?;
+    crate::mapped::install_guard().map_err(|e| SandboxError::confine("SIGBUS guard", e))?;
     let seccomp = seccomp::install(opts.seccomp_log)?;
     Ok(Confinement {
         landlock_abi: landlock.abi,
