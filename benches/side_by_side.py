@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Two builds of mcp-warden on the same synthetic homes, alternating run by run.
 
-    python3 benches/side_by_side.py OLD-BINARY [NEW-BINARY] [--runs N] [--homes a,b,...]
+    python3 benches/side_by_side.py OLD-BINARY [NEW-BINARY] [--runs N] [--homes a,b,...] [--json]
 
 On a noisy machine a ratio is only worth something when both builds ran under the
 same load: each run of one build is followed by a run of the other. Prints the
 median wall time of each and their ratio, per home (from benches/gen_homes.py,
-written into target/bench-homes/). Nothing is asserted.
+written into target/bench-homes/), for the text report or, with --json, the JSONL
+one. Nothing is asserted.
 """
 import argparse
 import os
@@ -23,6 +24,7 @@ def main():
     ap.add_argument("new", nargs="?", default=os.path.join(ROOT, "target/release/mcp-warden"))
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--homes", default="realistic,every-client,large,hostile-comment,hostile-string")
+    ap.add_argument("--json", action="store_true", help="time doctor --json instead of the text report")
     args = ap.parse_args()
     homes_root = os.path.join(ROOT, "target/bench-homes")
     if not os.path.isdir(homes_root):
@@ -30,6 +32,8 @@ def main():
     bins = {"old": args.old, "new": args.new}
     for home in args.homes.split(","):
         argv = ["doctor", "--home", os.path.join(homes_root, home, "home"), "--platform", "linux"]
+        if args.json:
+            argv.append("--json")
         cwd = os.path.join(homes_root, home, "work")
         times = {k: [] for k in bins}
         for i in range(args.runs + 2):
