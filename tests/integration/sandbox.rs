@@ -427,3 +427,79 @@ fn parse_trees_are_freed_file_by_file_in_the_parser_child() {
         "two large configs peaked the child at {double} KiB, one at {single} KiB"
     );
 }
+
+/// A `~/.claude.json` that another program truncates and writes again while doctor
+/// runs (a client saving its state) never takes the parser child down: the child maps
+/// each file, and a run that finds the file shorter than it mapped answers that one
+/// file with an error naming it while every other file is still audited. doctor is
+/// run until one run meets the truncation (about four runs in ten do here); without
+/// the child's guard such a run dies of SIGBUS and every answer is lost.
+#[test]
+fn a_config_truncated_while_it_is_parsed_fails_alone() {
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let env = Env::new();
+    env.cursor(json!({"still-audited": {"command": "node", "args": ["other.js"]}}));
+    // About 2 MiB: servers, and history the parse walks through.
+    let projects: Vec<String> = (0..800)
+        .map(|i| {
+            format!(
+                r#""/p/{i}": {{"mcpServers": {{"s{i}": {{"command": "uvx", "args": ["pkg{i}"]}}}}, "history": [{}]}}"#,
+                vec![format!(r#"{{"display": "{}"}}"#, "x".repeat(200)); 12].join(", ")
+            )
+        })
+        .collect();
+    let content = format!(r#"{{"projects": {{{}}}}}"#, projects.join(", ")).into_bytes();
+    let path = env.write("home/.claude.json", &content);
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .expect("open the config for writing");
+            let mut pause: u64 = 1;
+            while !stop.load(Ordering::Relaxed) {
+                file.write_all_at(&content, 0).expect("rewrite");
+                // Pauses that do not fall into step with doctor's runs.
+                pause = (pause * 7 + 3) % 11;
+                std::thread::sleep(Duration::from_millis(pause));
+                file.set_len(4096).expect("truncate");
+                std::thread::sleep(Duration::from_micros(300 * (pause % 4)));
+            }
+            file.write_all_at(&content, 0).expect("rewrite");
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let (mut runs, mut shrank) = (0, 0);
+    while shrank == 0 && runs < 400 && Instant::now() < deadline {
+        let run = env.doctor(&["--json"]);
+        runs += 1;
+        assert!(
+            !run.stderr.contains("parser child"),
+            "the parser child did not survive the truncation:\n{}",
+            run.stderr
+        );
+        assert!(
+            run.stdout.contains("still-audited"),
+            "the other file's server is missing:\n{}",
+            run.all()
+        );
+        if run.stderr.contains("became shorter while it was read") {
+            shrank += 1;
+            run.expect_code(2);
+            assert!(run.stderr.contains("~/.claude.json"), "{}", run.stderr);
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().expect("writer thread");
+    eprintln!("{runs} runs until one met the truncation");
+    assert!(
+        shrank > 0,
+        "no run of {runs} met the truncation: the file was not mapped, or the race never happened"
+    );
+}
