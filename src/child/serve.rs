@@ -168,6 +168,10 @@ fn answer(
         let len = u64::try_from(mapped.bytes().len()).unwrap_or(u64::MAX);
         let leave = left_to_exit.saturating_add(len) <= LEAVE_TO_EXIT_BYTES;
         let answer = parse_file_in_child(job.format, mapped.bytes(), leave, ahead);
+        // Counted whether or not the parse is kept: its tree is left either way.
+        if leave {
+            *left_to_exit += len;
+        }
         if mapped.shrank() {
             // What was parsed ran into the zero pages the guard put past the new
             // end: not the file's content. Parts already sent are void without
@@ -180,9 +184,6 @@ fn answer(
                     .into(),
             );
             return (answer, false);
-        }
-        if leave {
-            *left_to_exit += len;
         }
         return (answer, leave);
     }
