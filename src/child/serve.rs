@@ -164,38 +164,39 @@ fn answer(
         return (answer, false);
     };
     let hint = size_hint(file);
-    if let Some(mapped) = map_within_cap(file, hint, job.size_cap) {
-        let len = u64::try_from(mapped.bytes().len()).unwrap_or(u64::MAX);
-        let leave = left_to_exit.saturating_add(len) <= LEAVE_TO_EXIT_BYTES;
-        let answer = parse_file_in_child(job.format, mapped.bytes(), leave, ahead);
-        // Counted whether or not the parse is kept: its tree is left either way.
-        if leave {
-            *left_to_exit += len;
-        }
-        if mapped.shrank() {
-            // What was parsed ran into the zero pages the guard put past the new
-            // end: not the file's content. Parts already sent are void without
-            // the answer that completes them.
-            let answer = failed(
-                job.format,
-                LoadErrorKind::Read,
-                "the file became shorter while it was read (another program is \
-                 writing it); run the command again"
-                    .into(),
-            );
-            return (answer, false);
-        }
-        return (answer, leave);
-    }
-    match read_capped(file, job.size_cap, hint) {
-        Ok(bytes) => {
-            let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-            let leave = left_to_exit.saturating_add(len) <= LEAVE_TO_EXIT_BYTES;
-            if leave {
-                *left_to_exit += len;
+    let mapped = map_within_cap(file, hint, job.size_cap);
+    let read;
+    let bytes: &[u8] = match &mapped {
+        Some(mapped) => mapped.bytes(),
+        None => match read_capped(file, job.size_cap, hint) {
+            Ok(buffer) => {
+                read = buffer;
+                &read
             }
-            (parse_file_in_child(job.format, &bytes, leave, ahead), leave)
-        }
-        Err(error) => (failed(job.format, error.kind, error.message), false),
+            Err(error) => return (failed(job.format, error.kind, error.message), false),
+        },
+    };
+    let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    let leave = left_to_exit.saturating_add(len) <= LEAVE_TO_EXIT_BYTES;
+    if leave {
+        *left_to_exit += len;
     }
+    let answer = parse_file_in_child(job.format, bytes, leave, ahead);
+    if mapped
+        .as_ref()
+        .is_some_and(mcp_warden_sandbox::MappedFile::shrank)
+    {
+        // What was parsed ran into the zero pages the guard put past the new end:
+        // not the file's content. Parts already sent are void without the answer
+        // that completes them. (The parse's tree, left to the exit, stays counted.)
+        let answer = failed(
+            job.format,
+            LoadErrorKind::Read,
+            "the file became shorter while it was read (another program is writing \
+             it); run the command again"
+                .into(),
+        );
+        return (answer, false);
+    }
+    (answer, leave)
 }
