@@ -263,8 +263,9 @@ pub fn read_capped(
     if let Some(hint) = size_hint {
         let expected = hint.min(cap).saturating_add(1);
         let _ = buf.try_reserve_exact(usize::try_from(expected).unwrap_or(0));
-        // Fresh memory costs about five times less to fault in as huge pages: an
-        // 8 MiB `~/.claude.json` is read into 2 MiB pages where the kernel allows it.
+        // Fresh memory costs about five times less to fault in as huge pages: a large
+        // file the child could not map (see `serve.rs`) is read into 2 MiB pages
+        // where the kernel allows it.
         if buf.capacity() >= HUGE_PAGE_BUFFER {
             mcp_warden_sandbox::advise_huge_pages(buf.spare_capacity_mut());
         }

@@ -432,7 +432,7 @@ fn parse_trees_are_freed_file_by_file_in_the_parser_child() {
 /// runs (a client saving its state) never takes the parser child down: the child maps
 /// each file, and a run that finds the file shorter than it mapped answers that one
 /// file with an error naming it while every other file is still audited. doctor is
-/// run until one run meets the truncation (about four runs in ten do here); without
+/// run until one run meets the truncation (here the first run usually does); without
 /// the child's guard such a run dies of SIGBUS and every answer is lost.
 #[test]
 fn a_config_truncated_while_it_is_parsed_fails_alone() {

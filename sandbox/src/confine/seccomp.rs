@@ -229,7 +229,7 @@ pub(crate) const ALLOWED: &[Allowed] = &[
     allow("futex",          libc::SYS_futex,          PRIVATE_FUTEX, "std and glibc locks under contention; its own memory only, no shared, requeue or priority-inheritance futexes"),
     allow("rt_sigprocmask", libc::SYS_rt_sigprocmask, ANY,           "abort(): glibc unblocks SIGABRT before raising it; changes only its own signal mask"),
     allow("rt_sigaction",   libc::SYS_rt_sigaction,   FATAL_SIGNALS, "abort() resets SIGABRT, std's fault handler resets SIGSEGV/SIGBUS and the mapped-file guard resets SIGBUS (a fault outside its mapping) before the fault repeats"),
-    allow("rt_sigreturn",   libc::SYS_rt_sigreturn,   ANY,           "return from std's fault handler; takes no arguments"),
+    allow("rt_sigreturn",   libc::SYS_rt_sigreturn,   ANY,           "return from std's fault handler or the mapped-file guard; takes no arguments"),
     allow("getrandom",      libc::SYS_getrandom,      ANY,           "HashMap keys (first HashMap::new in the child); fills its own buffer"),
     allow("clock_gettime",  libc::SYS_clock_gettime,  ANY,           "Instant::now; normally the vDSO, the syscall is its fallback; only reads a clock"),
     allow("getpid",         libc::SYS_getpid,         ANY,           "abort(): glibc raise() addresses its own process; takes no arguments"),
