@@ -992,8 +992,8 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn skip_trivia_loop(&mut self) -> Result<(), SyntaxError> {
         loop {
+            self.pos = whitespace_end(self.bytes, self.pos);
             match self.peek() {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
                 Some(b'/') => match self.bytes.get(self.pos + 1) {
                     Some(b'/' | b'*') if !self.opts.jsonc => {
                         return Err(self.refused(
@@ -1373,6 +1373,39 @@ fn special_byte(bytes: &[u8], from: usize) -> usize {
         checked += chunk.len();
     }
     from + at + end
+}
+
+/// The index of the first byte at or after `from` that is not JSON whitespace
+/// (space, tab, LF, CR); `bytes.len()` when there is none.
+///
+/// A pretty-printed file puts a line break and an indentation of spaces before
+/// nearly every token (in session history, a sixth of the bytes), so a run of
+/// spaces is measured eight bytes at a time: XOR with eight spaces leaves zero
+/// bytes exactly where the spaces are, and the lowest non-zero byte is where the
+/// run ends. Tabs and line breaks are taken one at a time.
+fn whitespace_end(bytes: &[u8], from: usize) -> usize {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    let mut at = from;
+    loop {
+        match bytes.get(at) {
+            Some(b' ') => match bytes.get(at..at + 8) {
+                Some(word) => {
+                    // A word that cannot be read (never: the slice is eight bytes)
+                    // counts as one space, and the run goes on bytewise.
+                    let w = word.try_into().map_or(SPACES, u64::from_le_bytes);
+                    let other = w ^ SPACES;
+                    at += if other == 0 {
+                        8
+                    } else {
+                        (other.trailing_zeros() / 8).max(1) as usize
+                    };
+                }
+                None => at += 1,
+            },
+            Some(b'\t' | b'\n' | b'\r') => at += 1,
+            _ => return at,
+        }
+    }
 }
 
 /// At most 40 characters of `s`, with `…` when cut.
@@ -1800,6 +1833,36 @@ mod tests {
                             for from in 0..=len.min(9) {
                                 assert_eq!(special_byte(&b, from), naive(&b, from), "{b:?} {from}");
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The word-at-a-time whitespace skip stops exactly where the bytewise one
+    /// does, for every byte value at every place in a word.
+    #[test]
+    fn whitespace_end_agrees_with_the_bytewise_definition() {
+        let naive = |b: &[u8], from: usize| {
+            (from..b.len())
+                .find(|&i| !matches!(b[i], b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(b.len())
+        };
+        let fillers = [b' ', b'\t', b'\n', b'\r'];
+        for stop in 0..=255u8 {
+            // One kind of whitespace throughout, or all four in turn.
+            for mode in 0..=fillers.len() {
+                for len in 0..20 {
+                    for at in 0..=len {
+                        let mut b: Vec<u8> = (0..len)
+                            .map(|i| fillers[if mode < fillers.len() { mode } else { i % 4 }])
+                            .collect();
+                        if at < len {
+                            b[at] = stop;
+                        }
+                        for from in 0..=len.min(9) {
+                            assert_eq!(whitespace_end(&b, from), naive(&b, from), "{b:?} {from}");
                         }
                     }
                 }
