@@ -1391,8 +1391,9 @@ fn whitespace_end(bytes: &[u8], from: usize) -> usize {
             Some(b' ') => match bytes.get(at..at + 8) {
                 Some(word) => {
                     // A word that cannot be read (never: the slice is eight bytes)
-                    // counts as one space, and the run goes on bytewise.
-                    let w = word.try_into().map_or(SPACES, u64::from_le_bytes);
+                    // reads as no spaces, and `max(1)` steps over the one space
+                    // known to be here: the run goes on bytewise.
+                    let w = word.try_into().map_or(0, u64::from_le_bytes);
                     let other = w ^ SPACES;
                     at += if other == 0 {
                         8

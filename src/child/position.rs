@@ -77,9 +77,10 @@ impl Cursor {
         }
     }
 
-    /// Move to byte `target` (no-op when it is behind). Line breaks are found with
-    /// `memchr` and columns counted only after the last one, so an 8 MiB file is
-    /// resolved at memory speed rather than one branchy step per byte.
+    /// Move to byte `target` (no-op when it is behind). Line breaks are counted in
+    /// a vectorized pass (found with `memchr` when the step holds a `\r`) and
+    /// columns counted only after the last one, so an 8 MiB file is resolved at
+    /// memory speed rather than one branchy step per byte.
     fn advance(&mut self, bytes: &[u8], target: usize) {
         let Some(segment) = bytes.get(self.i..target) else {
             return;
@@ -101,29 +102,20 @@ impl Cursor {
         // vectorized pass and the last one found from the end, instead of one
         // search call per line (a pretty-printed history has a line every 60 bytes).
         let (newlines, carriage_returns) = newlines_and_carriage_returns(segment);
-        if carriage_returns == 0 {
-            if let Some(last) = memchr::memrchr(b'\n', segment) {
-                self.line = self
-                    .line
-                    .saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
-                let last_line = segment.get(last + 1..).unwrap_or_default();
-                self.col =
-                    1u32.saturating_add(u32::try_from(columns_in(last_line)).unwrap_or(u32::MAX));
-            } else {
-                self.col = self
-                    .col
-                    .saturating_add(u32::try_from(columns_in(segment)).unwrap_or(u32::MAX));
-            }
-            self.i = target;
-            return;
-        }
         let mut line_start = None;
-        for p in memchr::memchr2_iter(b'\n', b'\r', segment) {
-            let at = self.i + p;
-            // `\r\n` is one break, counted at the `\n`.
-            if bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n') {
-                self.line = self.line.saturating_add(1);
-                line_start = Some(p + 1);
+        if carriage_returns == 0 {
+            self.line = self
+                .line
+                .saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+            line_start = memchr::memrchr(b'\n', segment).map(|last| last + 1);
+        } else {
+            for p in memchr::memchr2_iter(b'\n', b'\r', segment) {
+                let at = self.i + p;
+                // `\r\n` is one break, counted at the `\n`.
+                if bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n') {
+                    self.line = self.line.saturating_add(1);
+                    line_start = Some(p + 1);
+                }
             }
         }
         // Columns count code points: every byte but UTF-8 continuation bytes, and
