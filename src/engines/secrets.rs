@@ -76,8 +76,61 @@ static VENDOR_SET_ASCII: LazyLock<RegexSet> = LazyLock::new(|| {
         .expect("constant vendor patterns, ASCII form")
 });
 
+/// The length of the shortest text any vendor pattern matches, bounded or not
+/// (`xoxb-` and ten characters; a test derives it from the patterns).
+const SHORTEST_VENDOR_TOKEN: usize = 15;
+
+/// Whether `value` may hold a vendor token: it is long enough for the shortest one
+/// and contains a piece every match of some pattern starts with (`sk-`, `gh[pousr]_`,
+/// `github_pat_`, `AKIA`, `xox[baprs]-`, `-----BEGIN `, `eyJ`). A necessary
+/// condition, never a verdict: when it holds, the patterns decide.
+///
+/// Why: every launch word, env value and header is asked "any vendor token?" by the
+/// audit, the lock namer, Next steps and the table, and nearly every answer is no.
+/// This test answers most of them without the regex set's per-call setup (its
+/// cache pool is shared between the threads that ask), and a home whose words hold
+/// none of these pieces never compiles the sets at all. A test checks the pieces and
+/// the length against the literals and the minimum length of every pattern, bounded
+/// and unbounded, so a new pattern cannot slip past it.
+fn may_hold_vendor_token(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.len() < SHORTEST_VENDOR_TOKEN {
+        return false;
+    }
+    // Every piece holds one of four bytes that are rare in launch words, so only
+    // the places of those bytes are looked at: `-` (`sk-`, `xox?-`, `-----BEGIN `),
+    // `_` (`gh?_`, `github_pat_`), `K` (`AKIA`) and `J` (`eyJ`).
+    let piece_at = |i: usize| {
+        let from = |back: usize| i.checked_sub(back).map_or(&[][..], |start| &b[start..]);
+        match b[i] {
+            b'-' => {
+                from(2).starts_with(b"sk-")
+                    || matches!(
+                        from(4),
+                        [b'x', b'o', b'x', b'b' | b'a' | b'p' | b'r' | b's', b'-', ..]
+                    )
+                    || from(0).starts_with(b"-----BEGIN ")
+            }
+            b'_' => {
+                matches!(
+                    from(3),
+                    [b'g', b'h', b'p' | b'o' | b'u' | b's' | b'r', b'_', ..]
+                ) || from(6).starts_with(b"github_pat_")
+            }
+            b'K' => from(1).starts_with(b"AKIA"),
+            b'J' => from(2).starts_with(b"eyJ"),
+            _ => false,
+        }
+    };
+    memchr::memchr3_iter(b'-', b'_', b'K', b).any(piece_at)
+        || memchr::memchr_iter(b'J', b).any(piece_at)
+}
+
 /// Whether any bounded vendor pattern matches `value`, in the form its text needs.
 fn any_vendor(value: &str) -> bool {
+    if !may_hold_vendor_token(value) {
+        return false;
+    }
     if value.is_ascii() {
         VENDOR_SET_ASCII.is_match(value)
     } else {
@@ -253,7 +306,7 @@ pub fn has_vendor_secret(value: &str) -> bool {
 /// True when a vendor pattern occurs anywhere in the value, even glued to other text.
 /// A superset of [`has_vendor_secret`], for deciding what a printed line may show.
 pub fn contains_vendor_pattern(value: &str) -> bool {
-    VENDOR_UNBOUNDED_SET.is_match(value)
+    may_hold_vendor_token(value) && VENDOR_UNBOUNDED_SET.is_match(value)
 }
 
 /// Byte ranges of every secret [`scan_launch_text`] would report, for in-place
@@ -279,7 +332,7 @@ static VENDORS_UNBOUNDED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// Byte ranges of every vendor-pattern token in `value`, even glued to other text
 /// (the spans of [`contains_vendor_pattern`]).
 pub(crate) fn vendor_pattern_spans(value: &str) -> Vec<Range<usize>> {
-    if !VENDOR_UNBOUNDED_SET.is_match(value) {
+    if !contains_vendor_pattern(value) {
         return Vec::new();
     }
     VENDORS_UNBOUNDED
@@ -339,6 +392,7 @@ pub(crate) fn looks_like_token(candidate: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is the test failure report
 mod tests {
     use super::*;
 
@@ -351,6 +405,128 @@ mod tests {
 
     fn pair(r: &str, s: &str) -> (String, String) {
         (r.to_string(), s.to_string())
+    }
+
+    /// Every vendor pattern, in both forms (with and without its word boundaries).
+    fn every_vendor_form() -> Vec<String> {
+        VENDOR_PATTERNS
+            .iter()
+            .flat_map(|(_, pat)| [pat.to_string(), pat.replace(r"\b", "")])
+            .collect()
+    }
+
+    /// `may_hold_vendor_token` is a necessary condition of every pattern, derived
+    /// from the patterns themselves: each form's shortest match is at least
+    /// `SHORTEST_VENDOR_TOKEN` bytes, and every literal a match can start with passes
+    /// the prefilter wherever it sits in a value. A pattern added or changed so that
+    /// a match could escape the prefilter fails here.
+    #[test]
+    fn vendor_prefilter_covers_every_pattern() {
+        use regex_syntax::hir::literal::{ExtractKind, Extractor};
+        let mut shortest = usize::MAX;
+        for form in every_vendor_form() {
+            let hir = regex_syntax::parse(&form).unwrap();
+            let min = hir.properties().minimum_len().unwrap();
+            assert!(min >= SHORTEST_VENDOR_TOKEN, "{form}: matches {min} bytes");
+            shortest = shortest.min(min);
+            let prefixes = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+            let literals = prefixes
+                .literals()
+                .unwrap_or_else(|| panic!("{form}: no finite prefixes"));
+            assert!(!literals.is_empty(), "{form}");
+            for literal in literals {
+                let literal = std::str::from_utf8(literal.as_bytes()).unwrap();
+                assert!(!literal.is_empty(), "{form}: a match may start anywhere");
+                // '.' starts no piece, so only `literal` can make these pass.
+                let pad = ".".repeat(SHORTEST_VENDOR_TOKEN);
+                for value in [
+                    format!("{literal}{pad}"),
+                    format!("..{literal}{pad}"),
+                    format!("{pad}{literal}"),
+                ] {
+                    assert!(may_hold_vendor_token(&value), "{form}: {value:?}");
+                }
+            }
+        }
+        assert_eq!(
+            shortest, SHORTEST_VENDOR_TOKEN,
+            "the length check is as strict as it can be"
+        );
+    }
+
+    /// Near misses: the prefilter refuses what no pattern could match (too short, or
+    /// a piece cut or changed by one byte), and on values built from pieces of
+    /// tokens it never refuses what the sets match.
+    #[test]
+    fn vendor_prefilter_near_misses_and_agreement() {
+        for value in [
+            "npx",
+            "@modelcontextprotocol/server-github",
+            "--api-key=${API_KEY}",
+            "xoxb-123456789",
+            "s-k-AAAAAAAAAAAAAAAAAAAAAAA",
+            "ghx_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "AKI_IOSFODNN7EXAMPLE",
+            "xoxc-1234567890-abcdef",
+            "----BEGIN PRIVATE KEY-----",
+            "-----BEGINRSA PRIVATE KEY-----",
+            "eYJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.abcdefghijkl",
+        ] {
+            assert!(!may_hold_vendor_token(value), "{value:?}");
+        }
+        let pieces = [
+            "sk-",
+            "proj-",
+            "gh",
+            "p_",
+            "s_",
+            "github_pat_",
+            "AKIA",
+            "xox",
+            "b-",
+            "-----BEGIN ",
+            "RSA ",
+            "PRIVATE KEY-----",
+            "eyJ",
+            ".",
+            "abcdefghij.",
+            "A1",
+            "a_",
+            "0123456789ABCDEF",
+            "Z",
+            " ",
+            "é",
+        ];
+        // Every sequence of up to five pieces (21^5 = 4 million would be too many;
+        // this walks a fixed pseudo-random sample of 200,000, the same every run).
+        let mut matched = [[0usize; VENDOR_PATTERNS.len()]; 2];
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            let mut value = String::new();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut bits = state;
+            for _ in 0..1 + (bits % 5) {
+                bits /= 5;
+                value.push_str(pieces[(bits % pieces.len() as u64) as usize]);
+                bits /= pieces.len() as u64;
+                if bits % 3 == 0 {
+                    value.push_str(&"A1b2".repeat(1 + (bits % 11) as usize));
+                }
+            }
+            for (i, set) in [&*VENDOR_SET, &*VENDOR_UNBOUNDED_SET]
+                .into_iter()
+                .enumerate()
+            {
+                for pattern in set.matches(&value).iter() {
+                    matched[i][pattern] += 1;
+                    assert!(may_hold_vendor_token(&value), "{value:?}");
+                }
+            }
+        }
+        // The sample reaches every pattern in both forms, so it can catch a gap.
+        assert!(matched.iter().flatten().all(|&n| n > 0), "{matched:?}");
     }
 
     /// The ASCII form of the vendor set answers exactly as the Unicode one on ASCII
