@@ -174,16 +174,20 @@ fn is_entropy_char(c: char) -> bool {
 
 fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
     let mut out = Vec::new();
-    if value.is_empty() {
+    // Shorter than any vendor token and than an entropy token (most names, flags
+    // and commands): nothing to find, and nothing made to look for it.
+    if value.len() < SHORTEST_VENDOR_TOKEN.min(ENTROPY_MIN_LEN) {
         return out;
     }
-    let mut seen: HashSet<&str> = HashSet::new();
+    // Made at the first vendor match or token kept (most values have none): each
+    // new set draws a seed of its own.
+    let mut seen: Option<HashSet<&str>> = None;
     // One pass answers the common case (no vendor secret); only then are the
     // per-pattern regexes compiled and run.
     if any_vendor(value) {
         for (rule, re) in VENDORS.iter() {
             for m in re.find_iter(value) {
-                seen.insert(m.as_str());
+                seen.get_or_insert_with(HashSet::new).insert(m.as_str());
                 out.push(Hit {
                     rule: *rule,
                     span: m.range(),
@@ -224,7 +228,7 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
             reach = reach.max(span.end);
             next_span += 1;
         }
-        if reach > start || seen.contains(token) {
+        if reach > start || seen.as_ref().is_some_and(|seen| seen.contains(token)) {
             continue;
         }
         let alnum = token.bytes().filter(u8::is_ascii_alphanumeric).count();
@@ -237,7 +241,7 @@ fn hits(value: &str, mode: Entropy) -> Vec<Hit> {
         if mode == Entropy::TokenLike && !looks_like_token(token) {
             continue;
         }
-        seen.insert(token);
+        seen.get_or_insert_with(HashSet::new).insert(token);
         out.push(Hit {
             rule: RuleId::SecEntropy,
             span: start..i,
@@ -661,6 +665,17 @@ mod tests {
         assert!(rules("xoxz-1234567890-abcdef").is_empty());
         assert!(rules("-----BEGIN PUBLIC KEY-----").is_empty());
         assert!(rules("eyJhbGci.eyJzdWIi.Sfl").is_empty());
+    }
+
+    /// The shortest vendor token (15 bytes) is found alone, where `hits` starts
+    /// looking; one byte shorter is below every pattern and is not.
+    #[test]
+    fn shortest_vendor_token_is_found_and_one_byte_less_is_not() {
+        assert_eq!(
+            rules("xoxb-1234567890"),
+            [pair("WRD-SEC-SLACK", "xoxb…(len=15)")]
+        );
+        assert!(rules("xoxb-123456789").is_empty());
     }
 
     #[test]
