@@ -50,11 +50,6 @@ fn first_scheme_end(text: &[u8]) -> Option<usize> {
     }
 }
 
-/// The first `://` of `text`.
-fn find_scheme_end(text: &str) -> Option<usize> {
-    first_scheme_end(text.as_bytes())
-}
-
 /// Every `://` of `text`, in order (the credential scan's embedded URLs). Two
 /// cannot overlap (`:` is not `/`), so each search starts after the last one found.
 pub(crate) fn scheme_ends(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
@@ -67,7 +62,7 @@ pub(crate) fn scheme_ends(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
 }
 
 pub fn split(url: &str) -> UrlParts {
-    let (scheme, auth_start) = match find_scheme_end(url) {
+    let (scheme, auth_start) = match first_scheme_end(url.as_bytes()) {
         Some(i) if valid_scheme(&url[..i]) => (Some(0..i), i + 3),
         _ => (None, 0),
     };
