@@ -132,6 +132,12 @@ impl Cursor {
 /// Steps up to this many bytes are first tried as a single line ([`Cursor::advance`]).
 const SHORT_STEP: usize = 1024;
 
+// The three counters below share their shape (chunks of 255 into byte-wide
+// counters) and are written out one by one on purpose: one generic helper over an
+// array of tests, measured in their place, parsed 64 MiB of history at 0.57-0.66
+// ms per MiB against 0.47-0.52 for these (`cargo bench --bench parse`, nine
+// alternating runs of each): it was not compiled as tightly as each of them is.
+
 /// [`columns_in`] of `s`, and whether `s` holds a `\n` or `\r`.
 fn columns_and_breaks(s: &[u8]) -> (usize, bool) {
     let mut total = 0usize;
@@ -147,7 +153,7 @@ fn columns_and_breaks(s: &[u8]) -> (usize, bool) {
     (total, breaks != 0)
 }
 
-/// How many `\n` and how many `\r` bytes `s` holds, counted like [`columns_in`].
+/// How many `\n` and how many `\r` bytes `s` holds, counted as [`columns_in`] counts.
 fn newlines_and_carriage_returns(s: &[u8]) -> (usize, usize) {
     let (mut newlines, mut carriage_returns) = (0usize, 0usize);
     for chunk in s.chunks(255) {
