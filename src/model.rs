@@ -83,13 +83,54 @@ pub struct Origin {
     /// The entry is switched off in the file (Codex `enabled = false`, JSON
     /// `disabled: true`): audited and shown, never counted as running.
     pub disabled: bool,
-    /// Where the entry's values are in its file (shared by the entry's readings),
-    /// sorted by [`LocatedValue::field`] (stably: of two values of one field, the
-    /// first the child sent comes first) so that [`ServerSpec::locate`] is a binary
-    /// search — an entry holds up to 12,288 values and each may have a finding;
+    /// Where the entry's values are in its file (shared by the entry's readings);
     /// `None` when the child sent none (a spec built in a test).
-    pub values: Option<std::sync::Arc<[LocatedValue]>>,
+    pub values: Option<std::sync::Arc<ValuePositions>>,
 }
+
+/// Where one entry's values are in its file, sorted by [`LocatedValue::field`]
+/// (stably: of two values of one field, the first the child sent comes first) so
+/// that [`ServerSpec::locate`] is a binary search: an entry holds up to 12,288
+/// values and each may have a finding.
+///
+/// Worked out the first time a finding asks, from what the child sent (kept
+/// packed until then): most entries of a large file have no finding about one of
+/// their values, and working every entry's out as it arrived was about a twelfth
+/// of the parent's main thread on the large home, and several MiB of its memory.
+pub struct ValuePositions(std::sync::LazyLock<Box<[LocatedValue]>, WorkOut>);
+
+/// How a [`ValuePositions`] is worked out.
+type WorkOut = Box<dyn FnOnce() -> Box<[LocatedValue]> + Send + Sync>;
+
+impl ValuePositions {
+    /// Positions worked out by `work_out` when first asked for.
+    pub fn later(work_out: impl FnOnce() -> Vec<LocatedValue> + Send + Sync + 'static) -> Self {
+        ValuePositions(std::sync::LazyLock::new(Box::new(move || {
+            work_out().into_boxed_slice()
+        })))
+    }
+
+    /// The positions (worked out now if they were not yet).
+    pub fn get(&self) -> &[LocatedValue] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ValuePositions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.get()).finish()
+    }
+}
+
+/// Two entries' positions are equal when they locate the same values, whether or
+/// not either was worked out yet.
+impl PartialEq for ValuePositions {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Eq for ValuePositions {}
 
 /// Where one value of a server entry starts, by the field findings name it with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -329,7 +370,7 @@ impl ServerSpec {
     /// (`url`) is the field the launch's URL came from: the one whose written value
     /// is the launch's, else the only endpoint field written, else `url`.
     pub fn locate(&self, field: &FieldPath) -> Option<(FieldPath, Position)> {
-        let values = self.origin.values.as_deref()?;
+        let values = self.origin.values.as_deref()?.get();
         let found = |f: &FieldPath| {
             let first = values.partition_point(|v| v.field < *f);
             values.get(first).filter(|v| v.field == *f)

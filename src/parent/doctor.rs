@@ -24,7 +24,7 @@ use crate::engines;
 use crate::file_kind::FileKind;
 use crate::model::{
     AuditedServer, Client, Coverage, EngineFinding, FieldPath, FileProblem, Finding, Layer,
-    LocatedValue, LockProblem, Position, ProblemKind, Report, Scope, Source,
+    LocatedValue, LockProblem, Position, ProblemKind, Report, Scope, Source, ValuePositions,
 };
 use crate::protocol::{
     ChildMessage, FileFormat, IgnoreList, LoadError, LoadErrorKind, LockSummary, ServerMap, Twin,
@@ -1300,6 +1300,17 @@ fn add_config(
 ) {
     report.files_read += 1;
     if config.continues_parts && !parts.is_empty() {
+        // Room for every part's sources, servers and audits at once: grown a part
+        // at a time, the server list of a large `~/.claude.json` doubled five times
+        // and faulted its first megabytes in one small page at a time; reserved
+        // whole it is one mapping, on huge pages from the allocator's threshold.
+        let (sources, servers) = parts.iter().fold((0, 0), |(s, v), p| {
+            (s + p.report.sources.len(), v + p.report.servers.len())
+        });
+        let later: usize = config.sections.iter().map(|s| s.servers.len()).sum();
+        report.sources.reserve(sources + config.sections.len());
+        report.servers.reserve(servers + later);
+        pending.reserve(servers + later);
         let rest = config.sections.split_off(config.sections.len().min(1));
         add_sections(file, config.sections, report, pending, diag);
         for part in parts {
@@ -1450,7 +1461,7 @@ fn add_sections(
                 line: entry.line,
                 column: entry.column,
             };
-            let values = value_index(file.format, &body, key_at, &entry.values);
+            let values = value_positions(file.format, &body, key_at, entry.values);
             let readings = match reading::read(body, &file.readers) {
                 Ok(r) => r,
                 Err(reason) => {
@@ -1855,39 +1866,88 @@ fn key_position(server: &AuditedServer) -> Position {
 }
 
 /// The positions the child sent for one entry (`body`, its key at `key_at`,
-/// `packed` as [`crate::protocol::values`] packs them), by the field
-/// names findings use (see [`crate::model::LocatedValue`]), spelled as a file of `format` spells
-/// them: OpenCode's `command` list and `environment`, Codex's `http_headers`,
-/// `env_vars` and `env_http_headers`. A position whose field the body does not
-/// have (validation refuses those) is left out. `None` when there are none.
-/// Sorted by field (see [`crate::model::Origin::values`]).
-pub fn value_index(
+/// `packed` as [`crate::protocol::values`] packs them), worked out when a finding
+/// first asks ([`ValuePositions`]); `None` when there are none. Only the names the
+/// positions refer to by index are copied out of `body` now, before its reading
+/// takes it.
+pub fn value_positions(
     format: FileFormat,
     body: &crate::protocol::ServerBody,
     key_at: Position,
-    packed: &[u8],
-) -> Option<Arc<[LocatedValue]>> {
-    use crate::protocol::FieldRef as F;
+    packed: Vec<u8>,
+) -> Option<Arc<ValuePositions>> {
     if packed.is_empty() {
         return None;
     }
+    let keys = ValueKeys::of(body);
+    Some(Arc::new(ValuePositions::later(move || {
+        value_index(format, &keys, key_at, &packed)
+    })))
+}
+
+/// The names an entry's packed positions refer to by index: its env and header
+/// keys, and Codex's forwarded variables, `env_http_headers` keys and tool
+/// approvals. `None` for an entry with none of them (most).
+struct ValueKeys(Option<Box<ValueKeyLists>>);
+
+struct ValueKeyLists {
+    env: Vec<String>,
+    headers: Vec<String>,
+    env_vars: Vec<String>,
+    env_http_headers: Vec<String>,
+    tool_approvals: Vec<String>,
+}
+
+impl ValueKeys {
+    fn of(body: &crate::protocol::ServerBody) -> ValueKeys {
+        let x = body.extra();
+        let keys = |list: &[(String, String)]| list.iter().map(|(k, _)| k.clone()).collect();
+        let none = body.env.is_empty()
+            && body.headers.is_empty()
+            && x.env_vars.is_empty()
+            && x.env_http_headers.is_empty()
+            && x.tool_approvals.is_empty();
+        ValueKeys((!none).then(|| {
+            Box::new(ValueKeyLists {
+                env: keys(&body.env),
+                headers: keys(&body.headers),
+                env_vars: x.env_vars.clone(),
+                env_http_headers: keys(&x.env_http_headers),
+                tool_approvals: keys(&x.tool_approvals),
+            })
+        }))
+    }
+}
+
+/// The positions of `packed` (see [`value_positions`]) by the field names findings
+/// use (see [`crate::model::LocatedValue`]), spelled as a file of `format` spells
+/// them: OpenCode's `command` list and `environment`, Codex's `http_headers`,
+/// `env_vars` and `env_http_headers`. A position whose field the entry does not
+/// have (validation refuses those) is left out. Sorted by field (see
+/// [`ValuePositions`]).
+fn value_index(
+    format: FileFormat,
+    keys: &ValueKeys,
+    key_at: Position,
+    packed: &[u8],
+) -> Vec<LocatedValue> {
+    use crate::protocol::FieldRef as F;
     // Checked by `validate`: a list that does not decode has no positions.
-    let values = crate::protocol::values::decode(key_at.line, key_at.column, packed).ok()?;
+    let Ok(values) = crate::protocol::values::decode(key_at.line, key_at.column, packed) else {
+        return Vec::new();
+    };
     let opencode = format == FileFormat::OpenCode;
     let codex = format == FileFormat::CodexToml;
-    let x = body.extra();
-    let key = |list: &[(String, String)], i: u32| {
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| list.get(i))
-            .map(|(k, _)| k.clone())
+    let lists = keys.0.as_deref();
+    let key = |list: fn(&ValueKeyLists) -> &Vec<String>, i: u32| {
+        let list = lists.map(list)?;
+        usize::try_from(i).ok().and_then(|i| list.get(i)).cloned()
     };
-    let item = |list: &[String], i: u32| usize::try_from(i).ok().and_then(|i| list.get(i)).cloned();
     let index = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     let same = |f: FieldPath| Some((f.clone(), f));
     // A map's entry `i` by its key, spelled under the file's own map name when the
     // file calls the map something else.
-    let keyed = |list: &[(String, String)],
+    let keyed = |list: fn(&ValueKeyLists) -> &Vec<String>,
                  i: u32,
                  field: fn(String) -> FieldPath,
                  spelled_as: Option<&'static str>| {
@@ -1914,13 +1974,13 @@ pub fn value_index(
             F::Url => Some((FieldPath::Named("url"), FieldPath::Url)),
             F::Transport => same(FieldPath::Transport),
             F::Env(i) => keyed(
-                &body.env,
+                |l| &l.env,
                 i,
                 FieldPath::Env,
                 opencode.then_some("environment"),
             ),
             F::Header(i) => keyed(
-                &body.headers,
+                |l| &l.headers,
                 i,
                 FieldPath::Header,
                 codex.then_some("http_headers"),
@@ -1929,7 +1989,7 @@ pub fn value_index(
             F::HttpUrl => same(FieldPath::Named("httpUrl")),
             F::TransportKey => same(FieldPath::Named("transport")),
             // A forwarded variable is an entry of the launch's environment.
-            F::EnvVar(i) => item(&x.env_vars, i).map(|name| {
+            F::EnvVar(i) => key(|l| &l.env_vars, i).map(|name| {
                 (
                     FieldPath::Env(name),
                     FieldPath::NamedIndex("env_vars", index(i)),
@@ -1939,14 +1999,14 @@ pub fn value_index(
             F::HeadersHelper => same(FieldPath::Named("headersHelper")),
             F::BearerTokenEnvVar => same(FieldPath::Named("bearer_token_env_var")),
             F::BearerToken => same(FieldPath::Named("bearer_token")),
-            F::EnvHttpHeader(i) => key(&x.env_http_headers, i)
+            F::EnvHttpHeader(i) => key(|l| &l.env_http_headers, i)
                 .and_then(|k| same(FieldPath::NamedKey("env_http_headers", k))),
             F::Disabled => same(FieldPath::Named("disabled")),
             F::Enabled => same(FieldPath::Named("enabled")),
             F::AutoApprove => same(FieldPath::Named("autoApprove")),
             F::AlwaysAllow => same(FieldPath::Named("alwaysAllow")),
             F::Trust => same(FieldPath::Named("trust")),
-            F::ToolApproval(i) => key(&x.tool_approvals, i).map(|tool| {
+            F::ToolApproval(i) => key(|l| &l.tool_approvals, i).map(|tool| {
                 let f = if tool == "*" {
                     FieldPath::Named("default_tools_approval_mode")
                 } else {
@@ -1969,7 +2029,7 @@ pub fn value_index(
     // Sorted for `ServerSpec::locate`'s binary search; stable, so a field sent
     // twice (a forwarded variable named like an env key) resolves as before.
     out.sort_by(|a, b| a.field.cmp(&b.field));
-    Some(out.into())
+    out
 }
 
 /// Longest WRD-DOCTOR-LOCK-UNAPPROVED message with its fix, so that a printer's
@@ -2151,7 +2211,7 @@ mod tests {
         let mut spec = crate::model::ServerSpec::stdio("node", &[]);
         let started = std::time::Instant::now();
         for _ in 0..25 {
-            spec.origin.values = value_index(FileFormat::Json, &body, key_at, &packed);
+            spec.origin.values = value_positions(FileFormat::Json, &body, key_at, packed.clone());
             for (n, v) in sent.iter().enumerate() {
                 let i = match v.field {
                     FieldRef::Arg(i) | FieldRef::Env(i) | FieldRef::Header(i) => i as usize,
