@@ -55,7 +55,8 @@ MIB = 1024 * 1024
 HOMES = os.path.join(ROOT, "target", "bench-homes")
 EMPTY_SYSTEM = os.path.join(HOMES, "empty-system-root")
 RESOURCES = re.compile(
-    rb"resources: parent_max_rss_kib=(-?\d+) child_max_rss_kib=(-?\d+) parent_max_rss_while_child_kib=(-?\d+)")
+    rb"resources: parent_max_rss_kib=(-?\d+) child_max_rss_kib=(-?\d+) parent_max_rss_while_child_kib=(-?\d+)"
+    rb"(?: parent_rss_file_kib=(-?\d+))?")
 # (what, measured, "≤" or "≥", limit, format), filled in by the tables.
 TARGETS = []
 ENV = {"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "NO_COLOR": "1",
@@ -168,7 +169,7 @@ def run_once(argv, cwd):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     m = RESOURCES.search(proc.stderr)
-    return wall, cpu, proc.returncode, tuple(int(g) for g in m.groups()) if m else None
+    return wall, cpu, proc.returncode, tuple(int(g) if g else -1 for g in m.groups()) if m else None
 
 
 def interleaved(cases, runs, warmups):
@@ -195,9 +196,12 @@ def interleaved(cases, runs, warmups):
         # The peaks are not simultaneous: while the child lived the parent held at
         # most its peak up to the reap; afterwards only the parent runs.
         both = max((max(m[0], m[1] + m[2]) for m in s["mem"]), default=None)
+        # File pages (the program's code, the libraries') in the parent at the end,
+        # included in every peak; the child maps the same executable.
+        files = max((m[3] for m in s["mem"]), default=None)
         out[label] = {"wall": statistics.median(s["wall"]) * 1000, "cpu": statistics.mean(s["cpu"]) * 1000,
                       "exit": ",".join(str(c) for c in sorted(s["exit"])),
-                      "parent": parent, "child": child, "both": both}
+                      "parent": parent, "child": child, "both": both, "files": files}
     return out
 
 
@@ -311,10 +315,12 @@ def scaling_table(doctor, floor, series, sizes, runs, warmups):
 def memory_table(large, scaling_rows):
     print("### (d) Peak memory against 2 × file size + 1 KiB per server\n\n"
           "KiB; parent `VmHWM`, child `getrusage(RUSAGE_CHILDREN)`, both at once ≤ max(parent, child + "
-          "parent up to the reap); the largest over the runs.\n")
+          "parent up to the reap); the largest over the runs. File pages: the parent's resident file pages "
+          "at the end (`RssFile`: its code and the libraries', shared with the page cache), part of every "
+          "peak; the child maps the same executable.\n")
     print("| home | bytes | servers | target KiB | doctor parent | doctor child | doctor both | doctor both / target "
-          "| floor both | floor both / target |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| floor both | floor both / target | file pages doctor, floor |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     worst = 0.0
     rows = [("large", *large)] + [(f"{os.path.basename(os.path.dirname(h['root']))} {h['mib']} MiB", h, f, d)
                                   for h, f, d in scaling_rows]
@@ -325,7 +331,8 @@ def memory_table(large, scaling_rows):
         def share(m):
             return f"{m / target:.2f}" if m is not None else "—"
         print(f"| {name} | {h['bytes']:,} | {h['servers']:,} | {target:,.0f} | {d['parent']} | {d['child']} | "
-              f"{d['both']} | **{share(d['both'])}** | {f['both']} | {share(f['both'])} |")
+              f"{d['both']} | **{share(d['both'])}** | {f['both']} | {share(f['both'])} | "
+              f"{d['files']}, {f['files']} |")
         if completed(d):
             worst = max(worst, d["both"] / target if d["both"] is not None else float("inf"))
     print()

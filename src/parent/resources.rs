@@ -28,12 +28,18 @@ fn enabled() -> bool {
 /// does not inherit the peak of whatever forked us, as `getrusage` does across
 /// exec), in KiB; -1 when unknown.
 fn own_peak_kib() -> i64 {
+    own_status_kib("VmHWM:")
+}
+
+/// A figure of this process's `/proc/self/status` in KiB (`VmHWM:`, `RssFile:`);
+/// -1 when unknown.
+fn own_status_kib(field: &str) -> i64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status
                 .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .find_map(|l| l.strip_prefix(field))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok())
         })
         .unwrap_or(-1)
@@ -65,8 +71,11 @@ pub fn note_child_reaped() {
 }
 
 /// One stderr line: `resources: parent_max_rss_kib=… child_max_rss_kib=…
-/// parent_max_rss_while_child_kib=…`. The child's figure is `RUSAGE_CHILDREN`, whose
-/// floor is this process's size when it forked.
+/// parent_max_rss_while_child_kib=… parent_rss_file_kib=…`. The child's figure is
+/// `RUSAGE_CHILDREN`, whose floor is this process's size when it forked. The last is
+/// the part of the parent's resident memory at the end that is file pages (the
+/// program's own code and the libraries', shared with the page cache and with the
+/// child, which maps the same executable), which every peak above includes.
 pub fn report(diag: &mut Diag) {
     if !enabled() {
         return;
@@ -75,9 +84,10 @@ pub fn report(diag: &mut Diag) {
         .map(|u| u.max_rss())
         .unwrap_or(-1);
     diag.raw(&format!(
-        "resources: parent_max_rss_kib={} child_max_rss_kib={child} parent_max_rss_while_child_kib={}",
+        "resources: parent_max_rss_kib={} child_max_rss_kib={child} parent_max_rss_while_child_kib={} parent_rss_file_kib={}",
         own_peak_kib(),
-        PARENT_PEAK_AT_REAP_KIB.load(Ordering::Relaxed)
+        PARENT_PEAK_AT_REAP_KIB.load(Ordering::Relaxed),
+        own_status_kib("RssFile:")
     ));
     if let Ok(phases) = PHASES.lock() {
         if !phases.is_empty() {

@@ -63,8 +63,9 @@ pub fn run(home: &Path, json: bool) -> Result<(), String> {
         let child = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(-1, |u| u.max_rss());
         diagnostics.push_str(&format!(
             "resources: parent_max_rss_kib={} child_max_rss_kib={child} \
-             parent_max_rss_while_child_kib={at_reap}\n",
-            own_peak_kib()
+             parent_max_rss_while_child_kib={at_reap} parent_rss_file_kib={}\n",
+            own_peak_kib(),
+            own_status_kib("RssFile:")
         ));
     }
     write_streams(&out, diagnostics.as_bytes())
@@ -131,12 +132,17 @@ fn resources_enabled() -> bool {
 
 /// This process's `VmHWM` in KiB (as doctor reports it), -1 when unknown.
 fn own_peak_kib() -> i64 {
+    own_status_kib("VmHWM:")
+}
+
+/// A figure of this process's `/proc/self/status` in KiB; -1 when unknown.
+fn own_status_kib(field: &str) -> i64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status
                 .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .find_map(|l| l.strip_prefix(field))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(-1)
