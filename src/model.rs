@@ -96,7 +96,8 @@ pub struct Origin {
 /// Worked out the first time a finding asks, from what the child sent (kept
 /// packed until then): most entries of a large file have no finding about one of
 /// their values, and working every entry's out as it arrived was about a twelfth
-/// of the parent's main thread on the large home, and several MiB of its memory.
+/// of the parent's main thread on the large home (its peak memory measured the same
+/// either way).
 pub struct ValuePositions(std::sync::LazyLock<Box<[LocatedValue]>, WorkOut>);
 
 /// How a [`ValuePositions`] is worked out.
