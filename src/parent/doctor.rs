@@ -1870,7 +1870,7 @@ fn key_position(server: &AuditedServer) -> Position {
 /// first asks ([`ValuePositions`]); `None` when there are none. Only the names the
 /// positions refer to by index are copied out of `body` now, before its reading
 /// takes it.
-pub fn value_positions(
+fn value_positions(
     format: FileFormat,
     body: &crate::protocol::ServerBody,
     key_at: Position,
