@@ -313,8 +313,13 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
             .filter_map(|(job, _)| open::file_identity(&job.fd).ok())
             .collect();
         for candidate in candidates {
-            if std::fs::canonicalize(&candidate.path)
-                .is_ok_and(|real| explicit_real.contains(&real))
+            // Resolved only when there is a `--config` file to compare with:
+            // resolving walks every component of the path (a `readlink` each), and
+            // a run with no `--config` resolved some forty candidate paths for
+            // nothing.
+            if !explicit_real.is_empty()
+                && std::fs::canonicalize(&candidate.path)
+                    .is_ok_and(|real| explicit_real.contains(&real))
             {
                 continue; // named with --config: that source replaces this one
             }
