@@ -292,7 +292,8 @@ impl<F: Fn()> Drop for StopOnDrop<F> {
 ///
 /// A thread that cannot be started leaves every chunk to this one. A failed write
 /// or a failed chunk ends the work with that error once its turn comes (the
-/// worker stops taking chunks); a panic in the worker is raised here in its turn.
+/// worker stops taking chunks); a panic in the worker is raised here in its turn
+/// (in a build that unwinds: the release profile aborts at the panic).
 pub(crate) fn write_in_order<C: Sync, B: Block, R: Send>(
     chunks: &[C],
     lendable: impl Fn(&C) -> bool + Sync,
