@@ -1608,10 +1608,16 @@ fn audit_servers(
         .iter()
         .filter(|p| matches!(p, Pending::Whole(_)))
         .count();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(to_judge / SERVERS_PER_THREAD)
-        .clamp(1, 8);
+    // Too few servers for a second thread: the core count is not asked for (it
+    // reads the cgroup's quota files, about 1 % of a small home's samples).
+    let threads = if to_judge < 2 * SERVERS_PER_THREAD {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(to_judge / SERVERS_PER_THREAD)
+            .clamp(1, 8)
+    };
     if threads == 1 {
         audit(servers, pending);
         return;
