@@ -8,6 +8,11 @@
 //! `[0-9A-Za-z_]`, `\b` follows from `\w`). So each pattern is compiled lazily in
 //! the form a haystack needs: the ASCII one for ASCII text, the full Unicode one the
 //! first time anything else comes along. A test checks both forms agree on ASCII.
+//!
+//! A pattern a small home meets on every launch can also carry a hand-written
+//! matcher for ASCII haystacks ([`Pattern::with_matcher`]): compiling even the ASCII
+//! form was several percent of a small home's run. A test checks each matcher
+//! against the ASCII form on generated haystacks.
 
 use std::sync::OnceLock;
 
@@ -20,14 +25,17 @@ pub(crate) struct Pattern {
     /// The same language over ASCII, accepted by a non-Unicode `Regex` (a negated
     /// class must be spelled as ASCII ranges there, or it could match a lone byte).
     ascii_src: &'static str,
+    /// Exactly the ASCII form's `is_match`, without compiling it.
+    ascii_matcher: Option<fn(&str) -> bool>,
     unicode: OnceLock<Regex>,
     ascii: OnceLock<Regex>,
 }
 
 impl Pattern {
-    /// A pattern whose text is also valid without Unicode.
-    pub(crate) const fn new(src: &'static str) -> Self {
-        Self::with_ascii_form(src, src)
+    /// A pattern whose text is also valid without Unicode, answered on ASCII
+    /// haystacks by `matcher` (see [`Pattern::with_matcher`]).
+    pub(crate) const fn matched(src: &'static str, matcher: fn(&str) -> bool) -> Self {
+        Self::with_matcher(src, src, matcher)
     }
 
     /// A pattern with a separate spelling for ASCII haystacks.
@@ -38,6 +46,23 @@ impl Pattern {
         Pattern {
             unicode_src,
             ascii_src,
+            ascii_matcher: None,
+            unicode: OnceLock::new(),
+            ascii: OnceLock::new(),
+        }
+    }
+
+    /// A pattern answered on ASCII haystacks by `matcher` (which must say what the
+    /// ASCII form `ascii_src`'s `is_match` says) instead of a compiled automaton.
+    pub(crate) const fn with_matcher(
+        unicode_src: &'static str,
+        ascii_src: &'static str,
+        matcher: fn(&str) -> bool,
+    ) -> Self {
+        Pattern {
+            unicode_src,
+            ascii_src,
+            ascii_matcher: Some(matcher),
             unicode: OnceLock::new(),
             ascii: OnceLock::new(),
         }
@@ -59,7 +84,10 @@ impl Pattern {
     }
 
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
-        self.for_haystack(haystack).is_match(haystack)
+        match self.ascii_matcher {
+            Some(matches) if haystack.is_ascii() => matches(haystack),
+            _ => self.for_haystack(haystack).is_match(haystack),
+        }
     }
 
     /// Both forms, for tests that compare them.
@@ -143,6 +171,13 @@ mod tests {
                 assert!(hay.is_ascii());
                 let spans = |re: &Regex| re.find_iter(&hay).map(|m| m.range()).collect::<Vec<_>>();
                 assert_eq!(spans(&unicode), spans(&ascii), "{name} on {hay:?}");
+                if let Some(matches) = pattern.ascii_matcher {
+                    assert_eq!(
+                        matches(&hay),
+                        ascii.is_match(&hay),
+                        "{name}'s matcher on {hay:?}"
+                    );
+                }
             }
             // A 40-hex run for GIT_SHA40 and long slots are not left to chance.
             for hay in [
@@ -155,7 +190,22 @@ mod tests {
                     ascii.is_match(&hay),
                     "{name} on {hay:?}"
                 );
+                assert_eq!(
+                    pattern.is_match(&hay),
+                    ascii.is_match(&hay),
+                    "{name} on {hay:?}"
+                );
             }
+        }
+    }
+
+    #[test]
+    fn every_launch_pattern_has_a_matcher_that_is_checked_above() {
+        // The matchers only help if the patterns met on every launch have one; and
+        // each one is compared with its regex in the test above.
+        for (name, pattern, _) in cases() {
+            let expected = name != "ANGLE_SLOT";
+            assert_eq!(pattern.ascii_matcher.is_some(), expected, "{name}");
         }
     }
 

@@ -8,9 +8,6 @@
 //! before it can reach a lock, JSONL or SARIF.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use super::pattern::Pattern;
 use super::shell::{split_words, Tok};
@@ -25,22 +22,117 @@ const CURL_SNIPPET_LEN: usize = 120;
 
 /// npm: pinned to a version or a registry digest (the reference's rule: `pkg@1`
 /// counts as pinned, `pkg@v1.2.3` does not).
-pub(crate) static NPM_PINNED: Pattern = Pattern::new(r"@(\d[\w.\-+]*|sha\d+[:\-][0-9a-fA-F]+)$");
+pub(crate) static NPM_PINNED: Pattern =
+    Pattern::matched(r"@(\d[\w.\-+]*|sha\d+[:\-][0-9a-fA-F]+)$", npm_pinned);
 /// Python: a git ref pinned to a full commit.
-pub(crate) static GIT_SHA40: Pattern = Pattern::new(r"@[0-9a-fA-F]{40}\b");
+pub(crate) static GIT_SHA40: Pattern = Pattern::matched(r"@[0-9a-fA-F]{40}\b", git_sha40);
 /// uv's own exact-version syntax `pkg@1.2.3` (uv reads it as `pkg==1.2.3`).
-pub(crate) static UV_AT_VERSION: Pattern = Pattern::with_ascii_form(
+pub(crate) static UV_AT_VERSION: Pattern = Pattern::with_matcher(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?@\d[\w.+!-]*$",
     r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[\x00-\x5C\x5E-\x7F]*\])?@\d[\w.+!-]*$",
+    uv_at_version,
 );
-pub(crate) static PIP_NAME: Pattern = Pattern::new(r"^pip(\d+(\.\d+)?)?$");
-pub(crate) static PYTHON_NAME: Pattern = Pattern::new(r"^python(\d+(\.\d+)?)?$");
+pub(crate) static PIP_NAME: Pattern =
+    Pattern::matched(r"^pip(\d+(\.\d+)?)?$", |s| versioned_name(s, "pip"));
+pub(crate) static PYTHON_NAME: Pattern =
+    Pattern::matched(r"^python(\d+(\.\d+)?)?$", |s| versioned_name(s, "python"));
+
+// The ASCII matchers of the patterns above (`Pattern::with_matcher`): each says what
+// the pattern's ASCII form says (`\d` is `[0-9]`, `\w` is `[0-9A-Za-z_]`), which
+// `engines::pattern`'s tests check on generated haystacks.
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// `@(\d[\w.\-+]*|sha\d+[:\-][0-9a-fA-F]+)$`: some `@` whose rest is a version or
+/// a digest. Linear like the regex: neither class holds `@`, so the look at one
+/// `@`'s rest stops at the next `@`.
+fn npm_pinned(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'@', b).any(|at| {
+        let rest = b.get(at + 1..).unwrap_or_default();
+        let version = rest.first().is_some_and(u8::is_ascii_digit)
+            && rest
+                .iter()
+                .all(|&c| is_word_byte(c) || matches!(c, b'.' | b'-' | b'+'));
+        let digest = rest.strip_prefix(b"sha").is_some_and(|after| {
+            let digits = after.iter().take_while(|c| c.is_ascii_digit()).count();
+            match after.get(digits..) {
+                Some([b':' | b'-', hex @ ..]) => {
+                    digits > 0 && !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit)
+                }
+                _ => false,
+            }
+        });
+        version || digest
+    })
+}
+
+/// `@[0-9a-fA-F]{40}\b`: some `@` followed by exactly forty hex digits and then no
+/// word character.
+fn git_sha40(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'@', b).any(|at| {
+        let hex = b.get(at + 1..at + 41);
+        hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            && !b.get(at + 41).copied().is_some_and(is_word_byte)
+    })
+}
+
+/// `^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?@\d[\w.+!-]*$`.
+fn uv_at_version(s: &str) -> bool {
+    let b = s.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let name = b
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+        .count();
+    let mut rest = b.get(name..).unwrap_or_default();
+    if let Some(extras) = rest.strip_prefix(b"[") {
+        match memchr::memchr(b']', extras) {
+            Some(close) => rest = extras.get(close + 1..).unwrap_or_default(),
+            None => return false,
+        }
+    }
+    match rest.strip_prefix(b"@") {
+        Some(version) => {
+            version.first().is_some_and(u8::is_ascii_digit)
+                && version
+                    .iter()
+                    .all(|&c| is_word_byte(c) || matches!(c, b'.' | b'+' | b'!' | b'-'))
+        }
+        None => false,
+    }
+}
+
+/// `^<name>(\d+(\.\d+)?)?$`.
+fn versioned_name(s: &str, name: &str) -> bool {
+    let Some(version) = s.strip_prefix(name) else {
+        return false;
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    match version.split_once('.') {
+        None => version.is_empty() || digits(version),
+        Some((major, minor)) => digits(major) && digits(minor),
+    }
+}
+
 /// The argument before a shell script: `-c`, `-lc`, `-ec` (sh family), `/c`, `/k`
-/// (cmd), `-Command` (PowerShell).
-static SCRIPT_FLAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(-[A-Za-z]*c[A-Za-z]*|/[cCkK]|-[Cc]ommand)$")
-        .expect("constant script flag pattern")
-});
+/// (cmd), `-Command` (PowerShell): `^(-[A-Za-z]*c[A-Za-z]*|/[cCkK]|-[Cc]ommand)$`,
+/// whose classes are ASCII in any haystack.
+fn is_script_flag(word: &str) -> bool {
+    match word.as_bytes() {
+        [b'/', b'c' | b'C' | b'k' | b'K'] => true,
+        [b'-', letters @ ..] => {
+            letters.iter().all(u8::is_ascii_alphabetic)
+                && (letters.contains(&b'c') || letters == b"Command")
+        }
+        _ => false,
+    }
+}
 
 /// The command name of a word: last path component, lowercase, without a Windows
 /// launcher extension (`/usr/local/bin/npx`, `npx.cmd`, `C:\…\npx.exe` → `npx`).
@@ -498,7 +590,7 @@ fn check_packages(argv: &[String], origin: Option<&FieldPath>, out: &mut Vec<Eng
 
 /// Indices of arguments that a shell will run as a script.
 fn is_script_arg(argv: &[String], i: usize) -> bool {
-    i >= 1 && SCRIPT_FLAG.is_match(&argv[i - 1])
+    i >= 1 && is_script_flag(&argv[i - 1])
 }
 
 /// Simple commands of a script, split at every control operator.
@@ -750,6 +842,115 @@ pub fn check_launch(command: &str, args: &[String]) -> Vec<EngineFinding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::Regex;
+
+    /// The script-flag matcher says what its pattern says, on generated words and
+    /// on the flags it exists for.
+    #[test]
+    fn script_flag_matcher_is_its_pattern() {
+        let pattern = Regex::new(r"^(-[A-Za-z]*c[A-Za-z]*|/[cCkK]|-[Cc]ommand)$")
+            .expect("constant script flag pattern");
+        let pieces = [
+            "-", "/", "c", "C", "k", "K", "ommand", "l", "e", "Z", "\u{e9}", " ", "1", "",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x5eed_5c21_9f1a_0001);
+        for _ in 0..20_000 {
+            let word = generated.text(&pieces, 5);
+            assert_eq!(is_script_flag(&word), pattern.is_match(&word), "{word:?}");
+        }
+        for word in ["-c", "-lc", "-ec", "/c", "/K", "-Command", "-command"] {
+            assert!(is_script_flag(word), "{word}");
+        }
+        for word in [
+            "-",
+            "/",
+            "-C",
+            "c",
+            "/cc",
+            "-Commands",
+            "--c",
+            "-c\u{e9}",
+            "-1c",
+        ] {
+            assert_eq!(is_script_flag(word), pattern.is_match(word), "{word}");
+        }
+    }
+
+    /// The edges of the pinned-version matchers, each against its pattern's ASCII
+    /// form: forty hex digits and what follows them, digests, extras brackets.
+    #[test]
+    fn pin_matchers_agree_with_their_patterns_at_the_edges() {
+        let hex40 = "0123456789abcdefABCDEF0123456789abcdef01";
+        let cases: [(&Pattern, Vec<String>); 4] = [
+            (
+                &GIT_SHA40,
+                vec![
+                    format!("git+https://h/r@{hex40}"),
+                    format!("r@{hex40}0"),
+                    format!("r@{hex40}_"),
+                    format!("r@{hex40}-x"),
+                    format!("r@{hex40}#egg=x"),
+                    format!("r@{}", &hex40[1..]),
+                    format!("a@x@{hex40}"),
+                    format!("@{hex40}"),
+                ],
+            ),
+            (
+                &NPM_PINNED,
+                [
+                    "pkg@1",
+                    "pkg@1.2.3-rc.1+b",
+                    "pkg@v1",
+                    "pkg@sha512:ab",
+                    "pkg@sha512-AB",
+                    "pkg@sha:ab",
+                    "pkg@sha1:",
+                    "pkg@sha1:xyz",
+                    "a@1@x",
+                    "a@x@1",
+                    "@1",
+                    "pkg@",
+                    "pkg@1 x",
+                ]
+                .map(String::from)
+                .to_vec(),
+            ),
+            (
+                &UV_AT_VERSION,
+                [
+                    "pkg@1.2",
+                    "pkg[extra]@1.2",
+                    "pkg[a,b]@1!2",
+                    "pkg[@1",
+                    "pkg]@1",
+                    "-pkg@1",
+                    "pkg[x]y@1",
+                    "p@1.x_y",
+                    "p@x",
+                    "p",
+                    "p[]@0",
+                    "p[[]@0",
+                    "p@1@2",
+                ]
+                .map(String::from)
+                .to_vec(),
+            ),
+            (
+                &PIP_NAME,
+                [
+                    "pip", "pip3", "pip3.12", "pip3.", "pip.3", "pip3.1.2", "pipx", "Pip3", "pip33",
+                ]
+                .map(String::from)
+                .to_vec(),
+            ),
+        ];
+        for (pattern, haystacks) in cases {
+            let (_, ascii) = pattern.forms();
+            for hay in haystacks {
+                assert_eq!(pattern.is_match(&hay), ascii.is_match(&hay), "{hay:?}");
+            }
+        }
+    }
 
     /// The word-list rule `StageCommand` replaces, as it read before: the whole
     /// simple command, from its first word, every time it was asked.
