@@ -43,13 +43,7 @@ impl Pattern {
         unicode_src: &'static str,
         ascii_src: &'static str,
     ) -> Self {
-        Pattern {
-            unicode_src,
-            ascii_src,
-            ascii_matcher: None,
-            unicode: OnceLock::new(),
-            ascii: OnceLock::new(),
-        }
+        Self::build(unicode_src, ascii_src, None)
     }
 
     /// A pattern answered on ASCII haystacks by `matcher` (which must say what the
@@ -59,10 +53,18 @@ impl Pattern {
         ascii_src: &'static str,
         matcher: fn(&str) -> bool,
     ) -> Self {
+        Self::build(unicode_src, ascii_src, Some(matcher))
+    }
+
+    const fn build(
+        unicode_src: &'static str,
+        ascii_src: &'static str,
+        ascii_matcher: Option<fn(&str) -> bool>,
+    ) -> Self {
         Pattern {
             unicode_src,
             ascii_src,
-            ascii_matcher: Some(matcher),
+            ascii_matcher,
             unicode: OnceLock::new(),
             ascii: OnceLock::new(),
         }
