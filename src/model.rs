@@ -429,7 +429,9 @@ pub struct Finding {
     pub at: Option<Position>,
     /// Set when a user suppression (`ignore.toml`) matched: the finding is still
     /// reported (JSONL `suppressed`, SARIF `suppressions`) but does not fail the run.
-    pub suppressed: Option<Suppression>,
+    /// Boxed: nearly every finding has none, and the two strings inline made every
+    /// finding (20,000 of them on a large home) 40 bytes larger.
+    pub suppressed: Option<Box<Suppression>>,
 }
 
 /// A 1-based line and column (in Unicode code points) in a config file.

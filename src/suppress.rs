@@ -355,7 +355,7 @@ pub fn apply(
                 (finding.target.clone(), first)
             });
             if let Some((_, suppression)) = hit.and_then(|i| globs.get(i)) {
-                finding.suppressed = Some((*suppression).clone());
+                finding.suppressed = Some(Box::new((*suppression).clone()));
                 suppressed += 1;
             }
         }

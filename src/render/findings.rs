@@ -592,10 +592,10 @@ mod tests {
         for s in &mut quiet.servers {
             for f in &mut s.findings {
                 if f.severity() != Severity::Low {
-                    f.suppressed = Some(Suppression {
+                    f.suppressed = Some(Box::new(Suppression {
                         reason: "r".into(),
                         expires: "2999-01-01".into(),
-                    });
+                    }));
                 }
             }
         }
@@ -631,10 +631,10 @@ mod tests {
     #[test]
     fn listing_skips_no_lock_and_suppressed() {
         let mut r = worked_example();
-        r.servers[1].findings[0].suppressed = Some(Suppression {
+        r.servers[1].findings[0].suppressed = Some(Box::new(Suppression {
             reason: "r".into(),
             expires: "2999-01-01".into(),
-        });
+        }));
         r.servers[1].findings[0].field = Some(FieldPath::Env("GITHUB_TOKEN".into()));
         r.servers[1].findings[3].field = Some(FieldPath::Arg(1));
         r.servers[1].findings[3].at = Some(Position { line: 7, column: 3 });

@@ -705,10 +705,10 @@ pub(crate) mod tests {
                 })
                 .collect();
             if let Some(f) = r.servers.get_mut(1).and_then(|s| s.findings.get_mut(0)) {
-                f.suppressed = Some(crate::model::Suppression {
+                f.suppressed = Some(Box::new(crate::model::Suppression {
                     reason: "accepted".into(),
                     expires: "2099-01-01".into(),
-                });
+                }));
             }
             r.setting_findings.push(crate::model::SettingFinding {
                 source: 0,
@@ -784,10 +784,10 @@ pub(crate) mod tests {
             line: 4,
             column: 27,
         });
-        f.suppressed = Some(crate::model::Suppression {
+        f.suppressed = Some(Box::new(crate::model::Suppression {
             reason: "rotated \u{1b}[2K".into(),
             expires: "2027-01-31".into(),
-        });
+        }));
         let mut buf = Vec::new();
         render_with_summary(&r, 1, &mut buf).unwrap_or_else(|e| panic!("{e}"));
         let text = String::from_utf8(buf).unwrap_or_default();

@@ -1121,10 +1121,10 @@ mod tests {
         r.skipped = 1;
         r.hard_errors = 1;
         r.problems = crate::render::jsonl::tests::sample_problems();
-        r.servers[1].findings[3].suppressed = Some(crate::model::Suppression {
+        r.servers[1].findings[3].suppressed = Some(Box::new(crate::model::Suppression {
             reason: "pinned by the internal mirror".into(),
             expires: "2027-01-31".into(),
-        });
+        }));
         r.servers[3].findings[1].at = Some(crate::model::Position {
             line: 4,
             column: 22,
