@@ -228,8 +228,25 @@ const AUTH_FRAGMENTS: &[&str] = &[
 /// False only for a name that cannot be auth-shaped. Non-ASCII names are always
 /// examined: Unicode lowercasing maps some other letters onto ASCII ones (U+212A
 /// KELVIN SIGN lowercases to `k`).
+///
+/// One pass over the name, each place tried against the fragments that start with
+/// its letter, instead of one pass per fragment: it is asked about every flag and
+/// `KEY=` of every launch by the audit and by Next steps.
 fn may_be_auth(name: &str) -> bool {
-    AUTH_FRAGMENTS.iter().any(|f| contains_ignore_case(name, f))
+    if !name.is_ascii() {
+        return true;
+    }
+    let b = name.as_bytes();
+    (0..b.len()).any(|i| {
+        let rest = b.get(i..).unwrap_or_default();
+        let first = rest.first().map(u8::to_ascii_lowercase);
+        AUTH_FRAGMENTS.iter().any(|f| {
+            f.as_bytes().first().copied() == first
+                && rest
+                    .get(..f.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(f.as_bytes()))
+        })
+    })
 }
 
 /// Whether `name` contains the lowercase ASCII `fragment`, in any case; always true
@@ -341,6 +358,34 @@ mod tests {
         assert!(!may_be_auth("MAX_RETRIES") && !may_be_auth("--port"));
         // Non-ASCII names are never filtered out.
         assert!(is_auth_key("TO\u{212A}EN"));
+    }
+
+    /// The one-pass fragment test answers as one case-insensitive search per
+    /// fragment does, on names built from pieces of the fragments, their cases and
+    /// their neighbours (a fragment cut at the end, glued to another, repeated).
+    #[test]
+    fn may_be_auth_agrees_with_a_search_per_fragment() {
+        let naive = |name: &str| {
+            !name.is_ascii()
+                || AUTH_FRAGMENTS.iter().any(|f| {
+                    name.as_bytes()
+                        .windows(f.len())
+                        .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+                })
+        };
+        let pieces = [
+            "a", "au", "AUT", "auth", "t", "to", "TOKE", "token", "se", "SECRE", "secret", "pa",
+            "pas", "PASS", "pat", "p", "k", "ke", "KEY", "c", "coo", "COOKI", "cookie", "cr",
+            "cre", "cred", "b", "bea", "BEARE", "bearer", "_", "-", "x", "é",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..20_000 {
+            let name = generated.text(&pieces, 24);
+            assert_eq!(may_be_auth(&name), naive(&name), "{name:?}");
+        }
+        for name in ["", "a", "pa", "pat", "PaT", "xke", "kex", "bearer"] {
+            assert_eq!(may_be_auth(name), naive(name), "{name:?}");
+        }
     }
 
     #[test]
