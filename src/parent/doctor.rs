@@ -1880,53 +1880,120 @@ fn key_position(server: &AuditedServer) -> Position {
 /// `packed` as [`crate::protocol::values`] packs them), worked out when a finding
 /// first asks ([`ValuePositions`]); `None` when there are none. Only the names the
 /// positions refer to by index are copied out of `body` now, before its reading
-/// takes it.
+/// takes it: appended to the packed positions, in the one buffer the child's
+/// answer already allocated (see [`append_value_keys`]).
 fn value_positions(
     format: FileFormat,
     body: &crate::protocol::ServerBody,
     key_at: Position,
-    packed: Vec<u8>,
+    mut packed: Vec<u8>,
 ) -> Option<Arc<ValuePositions>> {
     if packed.is_empty() {
         return None;
     }
-    let keys = ValueKeys::of(body);
+    let keys_at = append_value_keys(body, &mut packed);
     Some(Arc::new(ValuePositions::later(move || {
-        value_index(format, &keys, key_at, &packed)
+        let (values, keys) = packed.split_at(keys_at.min(packed.len()));
+        value_index(format, &ValueKeys::decode(keys), key_at, values)
     })))
 }
 
 /// The names an entry's packed positions refer to by index: its env and header
 /// keys, and Codex's forwarded variables, `env_http_headers` keys and tool
-/// approvals. `None` for an entry with none of them (most).
-struct ValueKeys(Option<Box<ValueKeyLists>>);
-
-struct ValueKeyLists {
-    env: Vec<String>,
-    headers: Vec<String>,
-    env_vars: Vec<String>,
-    env_http_headers: Vec<String>,
-    tool_approvals: Vec<String>,
+/// approvals, read back from what [`append_value_keys`] wrote.
+#[derive(Default)]
+struct ValueKeys<'k> {
+    env: Vec<&'k str>,
+    headers: Vec<&'k str>,
+    env_vars: Vec<&'k str>,
+    env_http_headers: Vec<&'k str>,
+    tool_approvals: Vec<&'k str>,
 }
 
-impl ValueKeys {
-    fn of(body: &crate::protocol::ServerBody) -> ValueKeys {
-        let x = body.extra();
-        let keys = |list: &[(String, String)]| list.iter().map(|(k, _)| k.clone()).collect();
-        let none = body.env.is_empty()
-            && body.headers.is_empty()
-            && x.env_vars.is_empty()
-            && x.env_http_headers.is_empty()
-            && x.tool_approvals.is_empty();
-        ValueKeys((!none).then(|| {
-            Box::new(ValueKeyLists {
-                env: keys(&body.env),
-                headers: keys(&body.headers),
-                env_vars: x.env_vars.clone(),
-                env_http_headers: keys(&x.env_http_headers),
-                tool_approvals: keys(&x.tool_approvals),
-            })
-        }))
+/// Append the names an entry's positions refer to (the lists of [`ValueKeys`], in
+/// its field order: each a little-endian `u32` count, then each name as a `u32`
+/// length and its bytes) to `packed`; where they start. Nothing is appended for
+/// an entry with none of them.
+///
+/// Why one buffer: kept as lists of strings, the names of a server with one env
+/// key were a boxed record of five lists, a list and a string (about 180 bytes in
+/// three allocations, for each of a large home's 20,000 entries), copied while the
+/// parent's main thread collected the child's answer.
+fn append_value_keys(body: &crate::protocol::ServerBody, packed: &mut Vec<u8>) -> usize {
+    let start = packed.len();
+    let x = body.extra();
+    let lists: [&mut dyn Iterator<Item = &str>; 5] = [
+        &mut body.env.iter().map(|(k, _)| k.as_str()),
+        &mut body.headers.iter().map(|(k, _)| k.as_str()),
+        &mut x.env_vars.iter().map(String::as_str),
+        &mut x.env_http_headers.iter().map(|(k, _)| k.as_str()),
+        &mut x.tool_approvals.iter().map(|(k, _)| k.as_str()),
+    ];
+    let none = body.env.is_empty()
+        && body.headers.is_empty()
+        && x.env_vars.is_empty()
+        && x.env_http_headers.is_empty()
+        && x.tool_approvals.is_empty();
+    if none {
+        return start;
+    }
+    let push_u32 = |packed: &mut Vec<u8>, n: usize| {
+        // A list or name this long was refused by the frame bounds long before.
+        packed.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+    };
+    for list in lists {
+        let count_at = packed.len();
+        push_u32(packed, 0);
+        let mut count = 0usize;
+        for name in list {
+            push_u32(packed, name.len());
+            packed.extend_from_slice(name.as_bytes());
+            count += 1;
+        }
+        let count = u32::try_from(count).unwrap_or(u32::MAX).to_le_bytes();
+        if let Some(slot) = packed.get_mut(count_at..count_at + 4) {
+            slot.copy_from_slice(&count);
+        }
+    }
+    start
+}
+
+impl<'k> ValueKeys<'k> {
+    /// The lists [`append_value_keys`] wrote into `bytes` (empty lists for no bytes;
+    /// what cannot be read back, which that writer never leaves, ends the lists).
+    fn decode(bytes: &'k [u8]) -> ValueKeys<'k> {
+        let mut keys = ValueKeys::default();
+        let mut rest = bytes;
+        let take_u32 = |rest: &mut &'k [u8]| -> Option<usize> {
+            let (head, tail) = rest.split_first_chunk::<4>()?;
+            *rest = tail;
+            usize::try_from(u32::from_le_bytes(*head)).ok()
+        };
+        'lists: for list in [
+            &mut keys.env,
+            &mut keys.headers,
+            &mut keys.env_vars,
+            &mut keys.env_http_headers,
+            &mut keys.tool_approvals,
+        ] {
+            let Some(count) = take_u32(&mut rest) else {
+                break 'lists;
+            };
+            for _ in 0..count {
+                let Some(len) = take_u32(&mut rest) else {
+                    break 'lists;
+                };
+                let Some((name, tail)) = rest.split_at_checked(len) else {
+                    break 'lists;
+                };
+                rest = tail;
+                match std::str::from_utf8(name) {
+                    Ok(name) => list.push(name),
+                    Err(_) => break 'lists,
+                }
+            }
+        }
+        keys
     }
 }
 
@@ -1938,7 +2005,7 @@ impl ValueKeys {
 /// [`ValuePositions`]).
 fn value_index(
     format: FileFormat,
-    keys: &ValueKeys,
+    keys: &ValueKeys<'_>,
     key_at: Position,
     packed: &[u8],
 ) -> Vec<LocatedValue> {
@@ -1949,16 +2016,17 @@ fn value_index(
     };
     let opencode = format == FileFormat::OpenCode;
     let codex = format == FileFormat::CodexToml;
-    let lists = keys.0.as_deref();
-    let key = |list: fn(&ValueKeyLists) -> &Vec<String>, i: u32| {
-        let list = lists.map(list)?;
-        usize::try_from(i).ok().and_then(|i| list.get(i)).cloned()
+    let key = |list: for<'a> fn(&'a ValueKeys<'_>) -> &'a [&'a str], i: u32| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| list(keys).get(i))
+            .map(|name| (*name).to_string())
     };
     let index = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     let same = |f: FieldPath| Some((f.clone(), f));
     // A map's entry `i` by its key, spelled under the file's own map name when the
     // file calls the map something else.
-    let keyed = |list: fn(&ValueKeyLists) -> &Vec<String>,
+    let keyed = |list: for<'a> fn(&'a ValueKeys<'_>) -> &'a [&'a str],
                  i: u32,
                  field: fn(String) -> FieldPath,
                  spelled_as: Option<&'static str>| {
@@ -2183,6 +2251,73 @@ fn io_reason(e: &std::io::Error) -> String {
 mod tests {
     use super::*;
     use crate::protocol::{ServerBody, ServerEntry};
+
+    /// The names appended behind an entry's packed positions read back as the lists
+    /// they came from, whatever the names hold (empty, a separator-like byte, a
+    /// length prefix's own bytes, non-ASCII) and however many each list has, and
+    /// the positions before them are left as they were.
+    #[test]
+    fn value_keys_read_back_as_written() {
+        let mut generated = crate::test_gen::Generated::new(0x0DDB_A11C_0FFE_E123);
+        let pieces = [
+            "",
+            "A",
+            "_",
+            "\u{0}",
+            "\u{4}\u{0}\u{0}\u{0}",
+            "é",
+            "ключ",
+            "*",
+            "K9",
+        ];
+        for round in 0..2_000 {
+            let mut list =
+                |n: usize| -> Vec<String> { (0..n).map(|_| generated.text(&pieces, 4)).collect() };
+            let counts = [
+                round % 3,
+                round % 4,
+                round % 2,
+                (round / 3) % 3,
+                (round / 5) % 2,
+            ];
+            let env = list(counts[0]);
+            let headers = list(counts[1]);
+            let env_vars = list(counts[2]);
+            let env_http_headers = list(counts[3]);
+            let tool_approvals = list(counts[4]);
+            let pairs = |names: &[String]| -> Vec<(String, String)> {
+                names.iter().map(|n| (n.clone(), "v".into())).collect()
+            };
+            let body = ServerBody {
+                env: pairs(&env),
+                headers: pairs(&headers),
+                extra: vec![crate::protocol::ServerExtra {
+                    env_vars: env_vars.clone(),
+                    env_http_headers: pairs(&env_http_headers),
+                    tool_approvals: pairs(&tool_approvals),
+                    ..crate::protocol::ServerExtra::default()
+                }],
+                ..ServerBody::default()
+            };
+            let positions = vec![7u8, 0, 1, 2];
+            let mut packed = positions.clone();
+            let at = append_value_keys(&body, &mut packed);
+            assert_eq!(at, positions.len());
+            assert_eq!(packed.get(..at), Some(&positions[..]));
+            let keys = ValueKeys::decode(packed.get(at..).unwrap_or_default());
+            fn strs(v: &[String]) -> Vec<&str> {
+                v.iter().map(String::as_str).collect()
+            }
+            assert_eq!(keys.env, strs(&env), "{round}");
+            assert_eq!(keys.headers, strs(&headers), "{round}");
+            assert_eq!(keys.env_vars, strs(&env_vars), "{round}");
+            assert_eq!(keys.env_http_headers, strs(&env_http_headers), "{round}");
+            assert_eq!(keys.tool_approvals, strs(&tool_approvals), "{round}");
+            if counts.iter().all(|&n| n == 0) {
+                assert_eq!(packed.len(), positions.len(), "nothing appended");
+            }
+        }
+    }
 
     /// Every value of the largest entries the protocol allows (4,096 args, env
     /// keys and headers, all on one line), each located as a finding about it is:
