@@ -696,6 +696,18 @@ struct Written<'r> {
     ci: String,
 }
 
+/// The most room a chunk reserves ahead for its CI steps (a chunk of 256 ordinary
+/// launches writes about 50 KB of them); beyond it the text grows as it is written.
+const CI_RESERVE_CAP: usize = 1 << 20;
+
+/// Room for `rest` more CI steps like a first one of `first` bytes, and an eighth
+/// more, at most [`CI_RESERVE_CAP`].
+fn ci_room(first: usize, rest: usize) -> usize {
+    (first.saturating_mul(rest) / 8)
+        .saturating_mul(9)
+        .min(CI_RESERVE_CAP)
+}
+
 /// The `# target` lines, the pin line and (for a launch to review first) the rotate
 /// line of each group of `chunk`, into `buf`, handed to `out` in blocks when there
 /// is one; and its CI steps, into a block of their own. Each launch is masked and
@@ -715,9 +727,11 @@ fn push_chunk<'r>(
         if index == 1 {
             // The chunk's CI steps are held until the notes above them are
             // written: sized once from the first step, not doubled into place
-            // (each doubling copied the steps so far into fresh memory).
-            let rest = chunk.items.len() - 1;
-            done.ci.reserve(done.ci.len().saturating_mul(rest) / 8 * 9);
+            // (each doubling copied the steps so far into fresh memory). At most
+            // `CI_RESERVE_CAP`: the first step may be a huge launch and the rest
+            // small ones, and room no step fills is not to be asked for.
+            done.ci
+                .reserve(ci_room(done.ci.len(), chunk.items.len().saturating_sub(1)));
         }
         let shown = launch(&group.first().spec);
         let approval = group_approval(report, group);
@@ -850,6 +864,17 @@ fn render_next_steps_on(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A chunk asks for room from its first CI step, and never for more than the
+    /// cap: a hostile first launch of megabytes before many small ones must not
+    /// make it ask for gigabytes it will not fill.
+    #[test]
+    fn ci_room_follows_the_first_step_up_to_the_cap() {
+        assert_eq!(ci_room(200, 255), 200 * 255 / 8 * 9);
+        assert_eq!(ci_room(200, 0), 0);
+        assert_eq!(ci_room(64 << 20, 255), CI_RESERVE_CAP);
+        assert_eq!(ci_room(usize::MAX, usize::MAX), CI_RESERVE_CAP);
+    }
     use crate::model::{Coverage, Source};
     use crate::render::lock_names::assign_lock_names;
 
