@@ -1922,13 +1922,6 @@ struct ValueKeys<'k> {
 fn append_value_keys(body: &crate::protocol::ServerBody, packed: &mut Vec<u8>) -> usize {
     let start = packed.len();
     let x = body.extra();
-    let lists: [&mut dyn Iterator<Item = &str>; 5] = [
-        &mut body.env.iter().map(|(k, _)| k.as_str()),
-        &mut body.headers.iter().map(|(k, _)| k.as_str()),
-        &mut x.env_vars.iter().map(String::as_str),
-        &mut x.env_http_headers.iter().map(|(k, _)| k.as_str()),
-        &mut x.tool_approvals.iter().map(|(k, _)| k.as_str()),
-    ];
     let none = body.env.is_empty()
         && body.headers.is_empty()
         && x.env_vars.is_empty()
@@ -1937,6 +1930,13 @@ fn append_value_keys(body: &crate::protocol::ServerBody, packed: &mut Vec<u8>) -
     if none {
         return start;
     }
+    let lists: [&mut dyn Iterator<Item = &str>; 5] = [
+        &mut body.env.iter().map(|(k, _)| k.as_str()),
+        &mut body.headers.iter().map(|(k, _)| k.as_str()),
+        &mut x.env_vars.iter().map(String::as_str),
+        &mut x.env_http_headers.iter().map(|(k, _)| k.as_str()),
+        &mut x.tool_approvals.iter().map(|(k, _)| k.as_str()),
+    ];
     let push_u32 = |packed: &mut Vec<u8>, n: usize| {
         // A list or name this long was refused by the frame bounds long before.
         packed.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
