@@ -1892,10 +1892,92 @@ fn value_positions(
         return None;
     }
     let keys_at = append_value_keys(body, &mut packed);
-    Some(Arc::new(ValuePositions::later(move || {
-        let (values, keys) = packed.split_at(keys_at.min(packed.len()));
-        value_index(format, &ValueKeys::decode(keys), key_at, values)
-    })))
+    let spelling = match format {
+        FileFormat::OpenCode => Spelling::OpenCode,
+        FileFormat::CodexToml => Spelling::Codex,
+        _ => Spelling::Plain,
+    };
+    ValueTrailer {
+        keys_at,
+        key_at,
+        spelling,
+    }
+    .append(&mut packed);
+    Some(Arc::new(ValuePositions::later(
+        packed.into_boxed_slice(),
+        read_value_positions,
+    )))
+}
+
+/// How a file spells the fields [`value_index`] names differently by format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spelling {
+    Plain,
+    OpenCode,
+    Codex,
+}
+
+/// What [`value_index`] needs besides the packed positions and their key names,
+/// written after both by [`value_positions`] (fixed size, little-endian: where the
+/// names start, the entry key's line and column, the spelling) so that the
+/// entry's positions are one buffer and a plain function reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ValueTrailer {
+    keys_at: usize,
+    key_at: Position,
+    spelling: Spelling,
+}
+
+impl ValueTrailer {
+    const LEN: usize = 13;
+
+    fn append(self, packed: &mut Vec<u8>) {
+        // Offsets this large were refused by the frame bounds long before.
+        let keys_at = u32::try_from(self.keys_at).unwrap_or(u32::MAX);
+        packed.extend_from_slice(&keys_at.to_le_bytes());
+        packed.extend_from_slice(&self.key_at.line.to_le_bytes());
+        packed.extend_from_slice(&self.key_at.column.to_le_bytes());
+        packed.push(self.spelling as u8);
+    }
+
+    /// The trailer at the end of `bytes` and what precedes it; `None` when there
+    /// is none ([`value_positions`] always writes one).
+    fn split(bytes: &[u8]) -> Option<(&[u8], ValueTrailer)> {
+        let (rest, trailer) = bytes.split_at_checked(bytes.len().checked_sub(Self::LEN)?)?;
+        let u32_at = |at: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(
+                trailer.get(at..at + 4)?.try_into().ok()?,
+            ))
+        };
+        let spelling = match trailer.get(12)? {
+            1 => Spelling::OpenCode,
+            2 => Spelling::Codex,
+            _ => Spelling::Plain,
+        };
+        let trailer = ValueTrailer {
+            keys_at: usize::try_from(u32_at(0)?).ok()?,
+            key_at: Position {
+                line: u32_at(4)?,
+                column: u32_at(8)?,
+            },
+            spelling,
+        };
+        Some((rest, trailer))
+    }
+}
+
+/// [`ValuePositions`]' reader of what [`value_positions`] packed.
+fn read_value_positions(bytes: &[u8]) -> Vec<LocatedValue> {
+    let Some((packed, trailer)) = ValueTrailer::split(bytes) else {
+        return Vec::new();
+    };
+    let (values, keys) = packed.split_at(trailer.keys_at.min(packed.len()));
+    value_index(
+        trailer.spelling,
+        &ValueKeys::decode(keys),
+        trailer.key_at,
+        values,
+    )
 }
 
 /// The names an entry's packed positions refer to by index: its env and header
@@ -1998,13 +2080,13 @@ impl<'k> ValueKeys<'k> {
 }
 
 /// The positions of `packed` (see [`value_positions`]) by the field names findings
-/// use (see [`crate::model::LocatedValue`]), spelled as a file of `format` spells
+/// use (see [`crate::model::LocatedValue`]), spelled as a file of `spelling` spells
 /// them: OpenCode's `command` list and `environment`, Codex's `http_headers`,
 /// `env_vars` and `env_http_headers`. A position whose field the entry does not
 /// have (validation refuses those) is left out. Sorted by field (see
 /// [`ValuePositions`]).
 fn value_index(
-    format: FileFormat,
+    spelling: Spelling,
     keys: &ValueKeys<'_>,
     key_at: Position,
     packed: &[u8],
@@ -2014,8 +2096,8 @@ fn value_index(
     let Ok(values) = crate::protocol::values::decode(key_at.line, key_at.column, packed) else {
         return Vec::new();
     };
-    let opencode = format == FileFormat::OpenCode;
-    let codex = format == FileFormat::CodexToml;
+    let opencode = spelling == Spelling::OpenCode;
+    let codex = spelling == Spelling::Codex;
     let key = |list: for<'a> fn(&'a ValueKeys<'_>) -> &'a [&'a str], i: u32| {
         usize::try_from(i)
             .ok()
@@ -2316,6 +2398,42 @@ mod tests {
             if counts.iter().all(|&n| n == 0) {
                 assert_eq!(packed.len(), positions.len(), "nothing appended");
             }
+        }
+    }
+
+    /// The trailer [`value_positions`] writes after an entry's positions and names
+    /// reads back as written whatever precedes it, for every spelling and for the
+    /// extreme line, column and offset values; fewer bytes than a trailer read as
+    /// none (and no positions), never as a wrong one.
+    #[test]
+    fn value_trailer_reads_back_as_written() {
+        let spellings = [Spelling::Plain, Spelling::OpenCode, Spelling::Codex];
+        let numbers = [0u32, 1, 7, 0x0102_0304, u32::MAX];
+        for (i, &spelling) in spellings.iter().enumerate() {
+            for &n in &numbers {
+                for before in [&b""[..], b"\x01\x02", &[0xFFu8; 40][..]] {
+                    let trailer = ValueTrailer {
+                        keys_at: usize::try_from(n.rotate_left(i as u32)).unwrap_or(0),
+                        key_at: Position {
+                            line: n,
+                            column: n.rotate_right(8),
+                        },
+                        spelling,
+                    };
+                    let mut packed = before.to_vec();
+                    trailer.append(&mut packed);
+                    assert_eq!(packed.len(), before.len() + ValueTrailer::LEN);
+                    assert_eq!(ValueTrailer::split(&packed), Some((before, trailer)));
+                }
+            }
+        }
+        for short in 0..ValueTrailer::LEN {
+            assert_eq!(
+                ValueTrailer::split(&vec![1u8; short]),
+                None,
+                "{short} bytes"
+            );
+            assert!(read_value_positions(&vec![1u8; short]).is_empty());
         }
     }
 
