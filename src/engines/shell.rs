@@ -4,22 +4,27 @@
 //! and control operators well enough to see `curl … | sh` or `npx pkg` inside one
 //! argument. Unterminated quotes run to the end. Linear in the input.
 
+use std::borrow::Cow;
+
 /// A word, or a control operator (`|`, `||`, `&&`, `;`, `&`, `(`, `)`, and the
 /// openers of command substitution `$(`, `` ` ``, `<(`).
+///
+/// A word is borrowed where it is an argument taken whole (see
+/// `supply::launch_tokens`): a launch's words are judged without copying them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Tok {
-    Word(String),
+pub(crate) enum Tok<'a> {
+    Word(Cow<'a, str>),
     Op(&'static str),
 }
 
-pub(crate) fn split_words(s: &str) -> Vec<Tok> {
+pub(crate) fn split_words(s: &str) -> Vec<Tok<'static>> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
     let mut it = s.chars().peekable();
-    let flush = |cur: &mut String, in_word: &mut bool, out: &mut Vec<Tok>| {
+    let flush = |cur: &mut String, in_word: &mut bool, out: &mut Vec<Tok<'static>>| {
         if *in_word {
-            out.push(Tok::Word(std::mem::take(cur)));
+            out.push(Tok::Word(Cow::Owned(std::mem::take(cur))));
             *in_word = false;
         }
     };
@@ -99,8 +104,8 @@ pub(crate) fn split_words(s: &str) -> Vec<Tok> {
 mod tests {
     use super::*;
 
-    fn w(s: &str) -> Tok {
-        Tok::Word(s.to_string())
+    fn w(s: &str) -> Tok<'static> {
+        Tok::Word(Cow::Owned(s.to_string()))
     }
 
     #[test]

@@ -311,14 +311,14 @@ const PIP_INSTALL_VALUE_FLAGS: &[&str] = &[
 /// if one ends the options) and calls `on_flag(flag, value)` for each option, where a
 /// value-taking flag gets its inline (`--x=v`) or following value.
 fn walk_options<'a>(
-    argv: &'a [String],
+    argv: &[&'a str],
     start: usize,
     value_flags: &[&[&str]],
     mut on_flag: impl FnMut(&str, Option<&'a str>),
 ) -> Option<usize> {
     let mut j = start;
     while j < argv.len() {
-        let a = argv[j].as_str();
+        let a = argv[j];
         if a == "--" {
             return (j + 1 < argv.len()).then_some(j + 1);
         }
@@ -332,7 +332,7 @@ fn walk_options<'a>(
                     Some(v) => Some(v),
                     None => {
                         j += 1;
-                        argv.get(j).map(String::as_str)
+                        argv.get(j).copied()
                     }
                 };
                 on_flag(flag, value);
@@ -354,7 +354,7 @@ fn walk_options<'a>(
 type Specs<'a> = (Vec<&'a str>, usize);
 
 /// `npx [opts] <pkg> [server args…]`, `npx -p <pkg>… <cmd>`, `npx -c '<cmd>'`.
-fn npm_specs(argv: &[String], start: usize) -> Specs<'_> {
+fn npm_specs<'a>(argv: &[&'a str], start: usize) -> Specs<'a> {
     let flags: [&[&str]; 2] = [NPM_VALUE_FLAGS, &["-p", "--package", "-c", "--call"]];
     let mut packages = Vec::new();
     let mut call = false;
@@ -369,13 +369,13 @@ fn npm_specs(argv: &[String], start: usize) -> Specs<'_> {
     } else if call {
         Vec::new()
     } else {
-        first.map(|i| vec![argv[i].as_str()]).unwrap_or_default()
+        first.map(|i| vec![argv[i]]).unwrap_or_default()
     };
     (specs, resume)
 }
 
 /// `uvx [opts] <pkg> [args…]`, `uvx --from <spec> <cmd>`, plus `--with` extras.
-fn uv_specs(argv: &[String], start: usize) -> Specs<'_> {
+fn uv_specs<'a>(argv: &[&'a str], start: usize) -> Specs<'a> {
     let flags: [&[&str]; 2] = [UV_VALUE_FLAGS, &["--from", "--with", "--with-editable"]];
     let mut from = None;
     let mut extras = Vec::new();
@@ -386,14 +386,14 @@ fn uv_specs(argv: &[String], start: usize) -> Specs<'_> {
     });
     let mut specs: Vec<&str> = match from {
         Some(f) => vec![f],
-        None => first.map(|i| vec![argv[i].as_str()]).unwrap_or_default(),
+        None => first.map(|i| vec![argv[i]]).unwrap_or_default(),
     };
     specs.extend(extras.into_iter().filter(|s| !s.is_empty()));
     (specs, first.unwrap_or(argv.len()))
 }
 
 /// `uv run --with <pkg> …`: only the `--with` packages are fetched.
-fn uv_run_specs(argv: &[String], start: usize) -> Specs<'_> {
+fn uv_run_specs<'a>(argv: &[&'a str], start: usize) -> Specs<'a> {
     let flags: [&[&str]; 2] = [UV_VALUE_FLAGS, &["--with", "--with-editable", "--from"]];
     let mut extras = Vec::new();
     let first = walk_options(argv, start, &flags, |flag, value| {
@@ -406,7 +406,7 @@ fn uv_run_specs(argv: &[String], start: usize) -> Specs<'_> {
 }
 
 /// `pipx run [--spec <spec>] <app> [args…]`.
-fn pipx_specs(argv: &[String], start: usize) -> Specs<'_> {
+fn pipx_specs<'a>(argv: &[&'a str], start: usize) -> Specs<'a> {
     let flags: [&[&str]; 2] = [PIPX_VALUE_FLAGS, &["--spec"]];
     let mut spec = None;
     let first = walk_options(argv, start, &flags, |flag, value| {
@@ -416,14 +416,14 @@ fn pipx_specs(argv: &[String], start: usize) -> Specs<'_> {
     });
     let specs = match spec {
         Some(s) => vec![s],
-        None => first.map(|i| vec![argv[i].as_str()]).unwrap_or_default(),
+        None => first.map(|i| vec![argv[i]]).unwrap_or_default(),
     };
     (specs, first.unwrap_or(argv.len()))
 }
 
 /// `pip [global opts] install [opts] <spec>…`: every later word is pip's, so the
 /// search for another launcher resumes after the argv.
-fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
+fn pip_specs<'a>(argv: &[&'a str], start: usize) -> Specs<'a> {
     let Some(sub) = walk_options(argv, start, &[PIP_GLOBAL_VALUE_FLAGS], |_, _| {}) else {
         return (Vec::new(), argv.len());
     };
@@ -439,7 +439,7 @@ fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
     let mut j = sub + 1;
     let mut options_done = false;
     while j < argv.len() {
-        let a = argv[j].as_str();
+        let a = argv[j];
         if !options_done && a == "--" {
             options_done = true;
         } else if !options_done && a.starts_with('-') && a.len() > 1 {
@@ -447,7 +447,7 @@ fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
             if flags.iter().any(|list| list.contains(&flag)) {
                 let value = inline.or_else(|| {
                     j += 1;
-                    argv.get(j).map(String::as_str)
+                    argv.get(j).copied()
                 });
                 if matches!(flag, "-e" | "--editable") {
                     specs.extend(value);
@@ -463,12 +463,12 @@ fn pip_specs(argv: &[String], start: usize) -> Specs<'_> {
 
 /// Every package launch in one simple command, left to right. After a launcher,
 /// the search resumes where its grammar says its own words end (see [`Specs`]).
-fn launches(argv: &[String]) -> Vec<Launch<'_>> {
+fn launches<'a>(argv: &[&'a str]) -> Vec<Launch<'a>> {
     let mut out = Vec::new();
     let word = |i: usize| argv.get(i).map(|s| command_name(s)).unwrap_or_default();
     let mut i = 0;
     while i < argv.len() {
-        let name = command_name(&argv[i]);
+        let name = command_name(argv[i]);
         // The next word's name only for the launchers that look at it.
         let next = || word(i + 1);
         let (family, label, (specs, resume)) = match &*name {
@@ -529,7 +529,7 @@ fn argv_field(i: usize) -> FieldPath {
 /// The index of the argv word that `spec` is a slice of. Specs borrow from the
 /// words (`--package=x` gives `x`), so the word is the one whose bytes hold the
 /// slice's; compared as addresses, never dereferenced.
-fn word_of(argv: &[String], spec: &str) -> Option<usize> {
+fn word_of(argv: &[&str], spec: &str) -> Option<usize> {
     let start = spec.as_ptr() as usize;
     argv.iter().position(|w| {
         let from = w.as_ptr() as usize;
@@ -539,8 +539,8 @@ fn word_of(argv: &[String], spec: &str) -> Option<usize> {
 
 /// `origin`: the launch field a nested script came from (every finding in it is
 /// about that field); `None` for the launch's own argv.
-fn check_packages(argv: &[String], origin: Option<&FieldPath>, out: &mut Vec<EngineFinding>) {
-    let require_hashes = argv.iter().any(|a| a == "--require-hashes");
+fn check_packages(argv: &[&str], origin: Option<&FieldPath>, out: &mut Vec<EngineFinding>) {
+    let require_hashes = argv.contains(&"--require-hashes");
     for launch in launches(argv) {
         for spec in launch.specs {
             if spec.is_empty() || is_local_path(spec) {
@@ -589,8 +589,8 @@ fn check_packages(argv: &[String], origin: Option<&FieldPath>, out: &mut Vec<Eng
 }
 
 /// Indices of arguments that a shell will run as a script.
-fn is_script_arg(argv: &[String], i: usize) -> bool {
-    i >= 1 && is_script_flag(&argv[i - 1])
+fn is_script_arg(argv: &[&str], i: usize) -> bool {
+    i >= 1 && is_script_flag(argv[i - 1])
 }
 
 /// Simple commands of a script, split at every control operator.
@@ -600,7 +600,7 @@ fn simple_commands(script: &str) -> Vec<Vec<String>> {
         match t {
             Tok::Word(w) => {
                 if let Some(last) = out.last_mut() {
-                    last.push(w);
+                    last.push(w.into_owned());
                 }
             }
             Tok::Op(_) => out.push(Vec::new()),
@@ -611,7 +611,7 @@ fn simple_commands(script: &str) -> Vec<Vec<String>> {
 }
 
 fn check_packages_deep(
-    argv: &[String],
+    argv: &[&str],
     depth: usize,
     origin: Option<&FieldPath>,
     out: &mut Vec<EngineFinding>,
@@ -623,8 +623,9 @@ fn check_packages_deep(
     for i in 0..argv.len() {
         if is_script_arg(argv, i) {
             let field = origin.cloned().unwrap_or_else(|| argv_field(i));
-            for cmd in simple_commands(&argv[i]) {
-                check_packages_deep(&cmd, depth + 1, Some(&field), out);
+            for cmd in simple_commands(argv[i]) {
+                let words: Vec<&str> = cmd.iter().map(String::as_str).collect();
+                check_packages_deep(&words, depth + 1, Some(&field), out);
             }
         }
     }
@@ -713,7 +714,7 @@ impl StageCommand {
 /// Token stream of the launch line: script arguments are split into shell words and
 /// operators; other arguments are words (an argument that is exactly an operator
 /// counts as one, as the reference's joined command line did).
-fn launch_tokens(argv: &[String]) -> Vec<Tok> {
+fn launch_tokens<'a>(argv: &[&'a str]) -> Vec<Tok<'a>> {
     let mut out = Vec::new();
     for (i, a) in argv.iter().enumerate() {
         if is_script_arg(argv, i) {
@@ -727,12 +728,12 @@ fn launch_tokens(argv: &[String]) -> Vec<Tok> {
             out.extend(split_words(a));
             out.push(Tok::Op(";"));
         } else {
-            match a.as_str() {
+            match *a {
                 "|" => out.push(Tok::Op("|")),
                 "||" => out.push(Tok::Op("||")),
                 "&&" => out.push(Tok::Op("&&")),
                 ";" => out.push(Tok::Op(";")),
-                _ => out.push(Tok::Word(a.clone())),
+                _ => out.push(Tok::Word(Cow::Borrowed(a))),
             }
         }
     }
@@ -788,18 +789,18 @@ fn fetch_execute(tokens: &[Tok], consumer: Option<&str>, depth: usize) -> bool {
 
 /// The command line as evidence: script arguments split into words, every
 /// credential-shaped word redacted, capped at 120 code points.
-fn launch_snippet(argv: &[String]) -> String {
+fn launch_snippet(argv: &[&str]) -> String {
     let mut words: Vec<String> = Vec::new();
     for (i, a) in argv.iter().enumerate() {
         if is_script_arg(argv, i) || a.chars().any(char::is_whitespace) {
             for t in split_words(a) {
                 match t {
-                    Tok::Word(w) => words.push(w),
+                    Tok::Word(w) => words.push(w.into_owned()),
                     Tok::Op(op) => words.push(op.to_string()),
                 }
             }
         } else {
-            words.push(a.clone());
+            words.push(a.to_string());
         }
     }
     // Each shown word adds at least one code point (its separator), so words past
@@ -815,9 +816,11 @@ fn launch_snippet(argv: &[String]) -> String {
 /// Findings for `command` + `args`, sorted by (rule id, snippet). Snippets are
 /// redacted where they may carry a secret.
 pub fn check_launch(command: &str, args: &[String]) -> Vec<EngineFinding> {
-    let mut argv = Vec::with_capacity(args.len() + 1);
-    argv.push(command.to_string());
-    argv.extend(args.iter().cloned());
+    // The words borrowed, not copied: most launches have no finding, and a copy
+    // of every word of every launch was most of this check's allocations.
+    let mut argv: Vec<&str> = Vec::with_capacity(args.len() + 1);
+    argv.push(command);
+    argv.extend(args.iter().map(String::as_str));
     let mut out = Vec::new();
     if fetch_execute(&launch_tokens(&argv), None, 0) {
         // The script that fetches and runs, when the launch has one; else the

@@ -217,7 +217,7 @@ fn script_has_masked_word(text: &str, depth: usize) -> bool {
                 if classify_at_depth(prev.as_deref(), &w, depth).mask {
                     return true;
                 }
-                prev = Some(w);
+                prev = Some(w.into_owned());
             }
             Tok::Op(_) => prev = None,
         }
