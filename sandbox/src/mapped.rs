@@ -6,7 +6,10 @@
 //! 0.1–3 ms per MiB (the kernel clears each page, and a virtual machine's host may back
 //! it again first): for an 8–64 MiB `~/.claude.json` that was the largest single cost
 //! of the parse, and its spread. A read-only private mapping shares the page cache the
-//! file is already in: nothing is cleared and nothing is copied.
+//! file is already in: nothing is cleared and nothing is copied. A mapping has a cost
+//! of its own that does not shrink with the file (made, its pages entered, torn down),
+//! so the child maps only files of 64 KiB or more and reads smaller ones (`MAP_FROM`
+//! in mcp-warden's `src/child/serve.rs`).
 //!
 //! What mapping costs, and how each cost is met:
 //!

@@ -119,17 +119,24 @@ fn size_hint(file: &File) -> Option<u64> {
     mcp_warden_sandbox::file_size(file).ok()
 }
 
-/// The file mapped read-only when it is not empty and within `cap` by its `fstat`
-/// size (`mcp_warden_sandbox::MappedFile`: no copy into memory touched for the first
-/// time). `None` sends the caller to [`read_capped`]: an empty file, one over the cap
-/// (refused there after reading at most `cap + 1` bytes, as before), or a mapping
-/// that failed.
+/// Files smaller than this are read, not mapped. A mapping costs the same whatever
+/// the file's size (a mapping made, its pages entered, then torn down), where a read
+/// copies the bytes into memory the child already touched: for the lock files and
+/// small configs a home holds (tens of them, under a few KiB each) the read is the
+/// cheaper, and a mapping only pays for itself on a file of many pages.
+const MAP_FROM: u64 = 64 << 10;
+
+/// The file mapped read-only when it is at least [`MAP_FROM`] bytes and within `cap`
+/// by its `fstat` size (`mcp_warden_sandbox::MappedFile`: no copy into memory touched
+/// for the first time). `None` sends the caller to [`read_capped`]: a small file, one
+/// over the cap (refused there after reading at most `cap + 1` bytes, as before), or
+/// a mapping that failed.
 fn map_within_cap(
     file: &File,
     size: Option<u64>,
     cap: u64,
 ) -> Option<mcp_warden_sandbox::MappedFile> {
-    let len = size.filter(|&n| n > 0 && n <= cap)?;
+    let len = size.filter(|&n| n >= MAP_FROM && n <= cap)?;
     mcp_warden_sandbox::MappedFile::map(file, usize::try_from(len).ok()?).ok()
 }
 

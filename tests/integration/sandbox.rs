@@ -255,6 +255,74 @@ fn default_path_reads_configs_only_in_the_confined_child_and_runs_nothing_else()
     );
 }
 
+/// The child reads a small file and maps a large one (`MAP_FROM` in
+/// `src/child/serve.rs`): a mapping costs the same whatever the size, and for the
+/// lock files and small configs of a home it cost more than the read (the realistic
+/// home 0.96× with small files read). Both kinds are parsed: the servers of each are
+/// in the report.
+#[test]
+fn small_files_are_read_and_large_ones_mapped() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            !sandbox_required(),
+            "strace is required in CI (.ci/run installs it)"
+        );
+        eprintln!("skipping: strace is not installed");
+        return;
+    }
+    let env = Env::new();
+    env.cursor(json!({"small-one": {"command": "node", "args": ["s.js"]}}));
+    // About 200 KiB: well past the threshold, well under every cap.
+    let padding = "x".repeat(200 << 10);
+    env.write(
+        "home/.config/Claude/claude_desktop_config.json",
+        json!({"mcpServers": {"large-one": {"command": "node", "args": ["l.js"]}}, "padding": padding})
+            .to_string(),
+    );
+    let trace = env.root().join("trace.txt");
+    let home = env.home();
+    let out = Command::new("strace")
+        .args(["-f", "-y", "-o"])
+        .arg(&trace)
+        .args(["-e", "trace=read,pread64,readv,mmap"])
+        .arg(bin())
+        .args(["doctor", "--json", "--home"])
+        .arg(&home)
+        .args(["--platform", "linux"])
+        .current_dir(env.work())
+        .env_clear()
+        .env("HOME", &home)
+        .output()
+        .expect("strace");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("small-one") && stdout.contains("large-one"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let calls = |file: &str, call: &str| {
+        text.lines()
+            .filter_map(parse_line)
+            .filter(|(_, name, rest)| *name == call && rest.contains(file))
+            .count()
+    };
+    let (small, large) = ("mcp.json>", "claude_desktop_config.json>");
+    assert!(
+        calls(small, "read") > 0,
+        "the small file was not read:\n{text}"
+    );
+    assert_eq!(
+        calls(small, "mmap"),
+        0,
+        "the small file was mapped:\n{text}"
+    );
+    assert!(
+        calls(large, "mmap") > 0,
+        "the large file was not mapped:\n{text}"
+    );
+}
+
 /// Runs `mcp-warden ARGS` in `cwd` under `strace -f -y` and checks that every read of
 /// `lock_name`'s bytes happened in the confined parser child, after it applied landlock
 /// and seccomp, and that at least one did (the child really read it). `None` when
