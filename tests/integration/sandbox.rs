@@ -114,12 +114,7 @@ fn parse_line(line: &str) -> Option<(u32, &str, &str)> {
 
 #[test]
 fn default_path_reads_configs_only_in_the_confined_child_and_runs_nothing_else() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        assert!(
-            !sandbox_required(),
-            "strace is required in CI (.ci/run installs it)"
-        );
-        eprintln!("skipping: strace is not installed");
+    if strace_is_missing() {
         return;
     }
     let env = Env::new();
@@ -262,12 +257,7 @@ fn default_path_reads_configs_only_in_the_confined_child_and_runs_nothing_else()
 /// in the report.
 #[test]
 fn small_files_are_read_and_large_ones_mapped() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        assert!(
-            !sandbox_required(),
-            "strace is required in CI (.ci/run installs it)"
-        );
-        eprintln!("skipping: strace is not installed");
+    if strace_is_missing() {
         return;
     }
     let env = Env::new();
@@ -328,12 +318,7 @@ fn small_files_are_read_and_large_ones_mapped() {
 /// and seccomp, and that at least one did (the child really read it). `None` when
 /// strace is missing outside CI.
 fn trace_lock_reads(env: &Env, args: &[&str], lock_name: &str) -> Option<(i32, String)> {
-    if Command::new("strace").arg("-V").output().is_err() {
-        assert!(
-            !sandbox_required(),
-            "strace is required in CI (.ci/run installs it)"
-        );
-        eprintln!("skipping: strace is not installed");
+    if strace_is_missing() {
         return None;
     }
     let trace = env.root().join(format!("trace-{}.txt", args[0]));

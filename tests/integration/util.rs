@@ -12,6 +12,21 @@ pub const GHP_ENG: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 pub const UUID: &str = "8b1f2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d";
 pub const BEARER: &str = "ghs_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8";
 
+/// Whether `strace` is missing, so that a test tracing doctor is skipped. Where CI
+/// runs (`MCP_WARDEN_REQUIRE_SANDBOX=1`) a missing `strace` fails instead: a trace
+/// that silently stops running cannot prove anything.
+pub fn strace_is_missing() -> bool {
+    if Command::new("strace").arg("-V").output().is_ok() {
+        return false;
+    }
+    assert!(
+        std::env::var_os("MCP_WARDEN_REQUIRE_SANDBOX").is_none_or(|v| v != "1"),
+        "strace is required in CI (.ci/run installs it)"
+    );
+    eprintln!("skipping: strace is not installed");
+    true
+}
+
 /// The binary under test: this build's, or `MCP_WARDEN_TEST_BIN` (to show that a
 /// test fails on an older build).
 pub fn bin() -> PathBuf {
