@@ -3,7 +3,8 @@
 //!
 //! `cargo bench --bench parse` — reads the synthetic homes written by
 //! `benches/gen_homes.py` (generated on the fly into target/bench-homes if absent)
-//! and prints MB/s, the median of 30 runs after 3 warm-ups.
+//! and prints MB/s, the median of 30 runs after 3 warm-ups. `-- history` prints the
+//! ignored-history table alone.
 // A benchmark's table is its own output, not the product's.
 #![allow(clippy::disallowed_macros)]
 
@@ -59,6 +60,12 @@ fn as_jsonc(json: &str) -> String {
 
 fn main() {
     let dir = homes();
+    // `cargo bench --bench parse -- history`: the history table alone, for comparing
+    // two builds of the parser's skipping side by side.
+    if std::env::args().any(|a| a == "history") {
+        history_table(&dir);
+        return;
+    }
     let claude = std::fs::read(dir.join("large/home/.claude.json")).expect("large home");
     let claude_text = String::from_utf8(claude.clone()).expect("utf-8");
     // A plain config: the large file's servers re-shaped into one mcpServers map.
@@ -152,7 +159,11 @@ fn main() {
             mb_per_s(bytes.len(), ours)
         );
     }
+    println!();
+    history_table(&dir);
+}
 
+fn history_table(dir: &Path) {
     // Ignored session history: 64 MiB of it around 4,001 servers, against
     // serde_json passing over the same bytes without keeping anything (`IgnoredAny`),
     // the least any parser that validates JSON can do.
@@ -166,7 +177,6 @@ fn main() {
         std::hint::black_box(v);
     });
     let mib = history.len() as f64 / (1024.0 * 1024.0);
-    println!();
     println!("| input | bytes | ms per MiB | serde_json IgnoredAny ms per MiB | ratio |");
     println!("|---|---|---|---|---|");
     println!(
