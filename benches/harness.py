@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """doctor against its floor, its predecessor and its targets, in one run.
 
-    python3 benches/harness.py [--runs N] [--quick] [--doctor PATH] [--floor PATH]
+    python3 benches/harness.py [--runs N] [--quick] [--static] [--doctor PATH] [--floor PATH]
                                [--reference PATH | --no-reference] [--reference-runs N]
                                [--scaling-runs N] [--sizes 1,2,4,...]
 
@@ -26,7 +26,10 @@ noise falls on all of them alike:
     and the scaling homes, against the target 2 × file size + 1 KiB per server.
 
 Binaries: doctor is target/release/mcp-warden and the floor
-target/release/mcp-warden-floor, built (release, `nice`) if missing. doctor runs with
+target/release/mcp-warden-floor, built (release, `nice`) if missing; with --static,
+both are built as the release ships doctor (scripts/build-release.sh: static glibc,
+--target x86_64-unknown-linux-gnu, target/static), so each is measured without an
+interpreter or shared libraries to load. doctor runs with
 --home, --platform linux and an empty --system-root in (a), (c), (d), so it reads the
 one file the floor reads; (b) runs both implementations as benches/run.py does. The
 output is Markdown, ready for docs/performance.md. --quick (2 runs, sizes up to
@@ -65,9 +68,22 @@ ENV = {"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "NO_COLOR": "
 
 # --- binaries and homes ------------------------------------------------------------
 
-def binary(explicit, name, package):
+STATIC_TARGET = "x86_64-unknown-linux-gnu"
+
+
+def binary(explicit, name, package, static=False):
+    """`explicit`, or the release build of `name`: target/release (built if missing),
+    or with `static` the static glibc build scripts/build-release.sh ships (the same
+    flags and target dir, rebuilt every time so it is never stale)."""
     if explicit:
         return os.path.abspath(explicit)
+    if static:
+        env = dict(os.environ)
+        env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " -C target-feature=+crt-static").strip()
+        subprocess.run(["nice", "cargo", "build", "--release", "--locked", "--quiet", "-p", package,
+                        "--bin", name, "--target", STATIC_TARGET, "--target-dir",
+                        os.path.join(ROOT, "target", "static")], cwd=ROOT, check=True, env=env)
+        return os.path.join(ROOT, "target", "static", STATIC_TARGET, "release", name)
     path = os.path.join(ROOT, "target", "release", name)
     if not os.path.exists(path):
         subprocess.run(["nice", "cargo", "build", "--release", "--locked", "--quiet", "-p", package,
@@ -364,6 +380,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="2 runs, sizes up to 8 MiB (a smoke test)")
     ap.add_argument("--doctor")
     ap.add_argument("--floor")
+    ap.add_argument("--static", action="store_true",
+                    help="doctor and the floor as the release ships them: static glibc, "
+                         "built like scripts/build-release.sh into target/static")
     ap.add_argument("--reference", help="the earlier implementation's mcp-warden (else target/bench-ref)")
     ap.add_argument("--no-reference", action="store_true")
     ap.add_argument("--reference-runs", type=int, help="runs of (b) (default: --runs, at most 10)")
@@ -377,8 +396,8 @@ def main():
     reference_runs = args.reference_runs or (1 if args.quick else min(runs, 10))
     scaling_runs = args.scaling_runs or min(runs, 5)
 
-    doctor = binary(args.doctor, "mcp-warden", "mcp-warden-cli")
-    floor = binary(args.floor, "mcp-warden-floor", "mcp-warden-floor")
+    doctor = binary(args.doctor, "mcp-warden", "mcp-warden-cli", args.static)
+    floor = binary(args.floor, "mcp-warden-floor", "mcp-warden-floor", args.static)
     reference = None if args.no_reference else bench_run.reference_binary(args.reference)
     os.makedirs(EMPTY_SYSTEM, exist_ok=True)
 
