@@ -579,23 +579,35 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
 /// names the locks. This way round, not the other: the names' tables are made from
 /// the blocks this thread's heap has freed, where a thread of their own took half
 /// as long again touching fresh memory.
+///
+/// A home with fewer than [`SERVERS_PER_THREAD`] servers decides both here: on a
+/// small home starting the thread cost more than the join it took over.
 fn judge_approvals_and_name_locks(report: &mut Report, name_in: Option<&Path>) {
     let Some(cwd) = name_in else {
         engines::approval::apply(report);
         return;
     };
+    let beside = report.servers.len() >= SERVERS_PER_THREAD;
+    approvals_and_names(report, cwd, beside);
+}
+
+/// The join and the lock names of [`judge_approvals_and_name_locks`]: with
+/// `beside`, the join on a thread of its own while this one names the locks.
+fn approvals_and_names(report: &mut Report, cwd: &Path, beside: bool) {
     let shared = &*report;
     let (approvals, names) = std::thread::scope(|scope| {
-        let judging = std::thread::Builder::new()
-            .name("approvals".into())
-            .spawn_scoped(scope, || engines::approval::judge(shared));
+        let judging = beside.then(|| {
+            std::thread::Builder::new()
+                .name("approvals".into())
+                .spawn_scoped(scope, || engines::approval::judge(shared))
+        });
         let names = name_locks(shared, cwd);
         let approvals = match judging {
-            Ok(thread) => thread
+            Some(Ok(thread)) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread to be had: judged here, after the names.
-            Err(_) => engines::approval::judge(shared),
+            // Not worth a thread, or no thread to be had: judged here, after the names.
+            Some(Err(_)) | None => engines::approval::judge(shared),
         };
         (approvals, names)
     });
@@ -2902,8 +2914,12 @@ mod tests {
         let existing = |name: &str| name == "b.warden.lock";
         crate::render::lock_names::assign_lock_names(&mut in_turn, &existing);
 
+        // Both ways: the join beside the names (a large home), and here (a small one).
+        let mut here = f.report.clone();
+        approvals_and_names(&mut here, t.path(), false);
+        assert_eq!(here, in_turn);
         let mut beside = f.report;
-        judge_approvals_and_name_locks(&mut beside, Some(t.path()));
+        approvals_and_names(&mut beside, t.path(), true);
         assert_eq!(beside, in_turn);
         let named: Vec<Option<&str>> = beside
             .servers
