@@ -237,17 +237,41 @@ fn may_be_auth(name: &str) -> bool {
         return true;
     }
     let b = name.as_bytes();
-    (0..b.len()).any(|i| {
-        let rest = b.get(i..).unwrap_or_default();
-        let first = rest.first().map(u8::to_ascii_lowercase);
-        AUTH_FRAGMENTS.iter().any(|f| {
-            f.as_bytes().first().copied() == first
-                && rest
-                    .get(..f.len())
+    b.iter().enumerate().any(|(i, &c)| {
+        // Most bytes start no fragment: one table lookup says so.
+        let mut starting = FRAGMENTS_STARTING_WITH
+            .get(usize::from(c))
+            .copied()
+            .unwrap_or(0);
+        while starting != 0 {
+            let index = starting.trailing_zeros() as usize;
+            starting &= starting - 1;
+            let matched = AUTH_FRAGMENTS.get(index).is_some_and(|f| {
+                b.get(i..i + f.len())
                     .is_some_and(|head| head.eq_ignore_ascii_case(f.as_bytes()))
-        })
+            });
+            if matched {
+                return true;
+            }
+        }
+        false
     })
 }
+
+/// For each byte, the set (bit `i` for `AUTH_FRAGMENTS[i]`) of fragments whose first
+/// letter it is, in either case ([`may_be_auth`]).
+const FRAGMENTS_STARTING_WITH: [u16; 256] = {
+    assert!(AUTH_FRAGMENTS.len() <= 16, "one bit per fragment in a u16");
+    let mut table = [0u16; 256];
+    let mut i = 0;
+    while i < AUTH_FRAGMENTS.len() {
+        let first = AUTH_FRAGMENTS[i].as_bytes()[0];
+        table[first.to_ascii_lowercase() as usize] |= 1 << i;
+        table[first.to_ascii_uppercase() as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+};
 
 /// Whether `name` contains the lowercase ASCII `fragment`, in any case; always true
 /// for a non-ASCII name (see [`may_be_auth`]).
