@@ -15,7 +15,8 @@ noise falls on all of them alike:
     doctor/floor of each, and the report's bytes;
 (b) realistic home: doctor next to the earlier implementation (PyPI mcp-warden-cli
     2.2.0 in target/bench-ref, as benches/run.py installs it; --reference names an
-    existing one), with the ratio;
+    existing one), with the ratio; both without MCP_WARDEN_RESOURCE_REPORT, as a
+    user runs them;
 (c) scaling: a ~/.claude.json of 1 to 64 MiB in two series, written deterministically
     under target/bench-homes/scaling-*/: fixed servers (4,001) and growing ignored
     history (benches/claude_json_cap.py's generator; ms per MiB of history), and
@@ -177,10 +178,10 @@ def doctor_argv(doctor, home, json_report=False):
             "--system-root", EMPTY_SYSTEM] + (["--json"] if json_report else [])
 
 
-def run_once(argv, cwd):
+def run_once(argv, cwd, env=None):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.run(argv, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -188,15 +189,15 @@ def run_once(argv, cwd):
     return wall, cpu, proc.returncode, tuple(int(g) if g else -1 for g in m.groups()) if m else None
 
 
-def interleaved(cases, runs, warmups):
-    """cases: {label: (argv, cwd)}. Runs every case once per round, `warmups` rounds
-    discarded; returns per label the median wall ms, mean CPU ms, exit codes and peak
-    memory (parent, child, both at once) in KiB."""
+def interleaved(cases, runs, warmups, env=None):
+    """cases: {label: (argv, cwd)}. Runs every case once per round (in `env`, else
+    ENV), `warmups` rounds discarded; returns per label the median wall ms, mean CPU
+    ms, exit codes and peak memory (parent, child, both at once) in KiB."""
     samples = {label: {"wall": [], "cpu": [], "exit": set(), "mem": []} for label in cases}
     order = list(cases)
     for i in range(warmups + runs):
         for label in (order if i % 2 == 0 else order[::-1]):
-            wall, cpu, code, mem = run_once(*cases[label])
+            wall, cpu, code, mem = run_once(*cases[label], env)
             if i < warmups:
                 continue
             s = samples[label]
@@ -268,7 +269,11 @@ def realistic_table(doctor, reference, runs, warmups):
     root = realistic_home()
     cwd = os.path.join(root, "work")
     argv = ["doctor", "--home", os.path.join(root, "home"), "--platform", "linux"]
-    r = interleaved({"doctor": ([doctor] + argv, cwd), "earlier": ([reference] + argv, cwd)}, runs, warmups)
+    # Without MCP_WARDEN_RESOURCE_REPORT: the earlier implementation writes no such
+    # report, and reading doctor's peaks from /proc is about 3 % of its run here.
+    plain = {k: v for k, v in ENV.items() if k != "MCP_WARDEN_RESOURCE_REPORT"}
+    r = interleaved({"doctor": ([doctor] + argv, cwd), "earlier": ([reference] + argv, cwd)}, runs, warmups,
+                    plain)
     d, e = r["doctor"], r["earlier"]
     print(f"### (b) Realistic home: doctor and the earlier implementation\n\n`realistic` "
           f"(benches/gen_homes.py); earlier = mcp-warden-cli 2.2.0 (`{reference}`); {runs} runs each, "
