@@ -75,7 +75,8 @@ fn push_quoting(out: &mut String, s: &str) {
     let mut rest = s;
     while !rest.is_empty() {
         let special = |c: char| c == '\'' || c == '\\';
-        let plain_len = rest.find(special).unwrap_or(rest.len());
+        // Both are ASCII, so the byte search stops on a character boundary.
+        let plain_len = memchr::memchr2(b'\'', b'\\', rest.as_bytes()).unwrap_or(rest.len());
         if plain_len > 0 {
             out.push('\'');
             out.push_str(&rest[..plain_len]);
