@@ -1410,7 +1410,6 @@ const EIGHT_SPACES: u64 = 0x2020_2020_2020_2020;
 /// bytes exactly where the spaces are, and the lowest non-zero byte is where the
 /// run ends. Tabs and line breaks are taken one at a time.
 fn whitespace_end(bytes: &[u8], from: usize) -> usize {
-    const SPACES: u64 = EIGHT_SPACES;
     let mut at = from;
     loop {
         match bytes.get(at) {
@@ -1420,7 +1419,7 @@ fn whitespace_end(bytes: &[u8], from: usize) -> usize {
                     // reads as no spaces, and `max(1)` steps over the one space
                     // known to be here: the run goes on bytewise.
                     let w = word.try_into().map_or(0, u64::from_le_bytes);
-                    let other = w ^ SPACES;
+                    let other = w ^ EIGHT_SPACES;
                     at += if other == 0 {
                         8
                     } else {
