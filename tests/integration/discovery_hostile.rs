@@ -8,7 +8,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::util::{Env, Run};
@@ -1440,18 +1440,15 @@ fn listed_directories_are_read_only_in_the_confined_child_and_nothing_they_name_
     let trace = env.root().join("trace.txt");
     let home = env.home();
     let system = env.system_root();
-    let out = Command::new("strace")
-        .args(["-f", "-y", "-s", "256", "-o"])
-        .arg(&trace)
-        .args(["-e", "trace=execve,execveat,socket,connect,read,pread64,readv,mmap,seccomp,landlock_restrict_self"])
-        .arg(crate::util::bin())
+    let out = env
+        .strace(
+            &trace,
+            "execve,execveat,socket,connect,read,pread64,readv,mmap,seccomp,landlock_restrict_self",
+        )
         .args(["doctor", "--json", "--home"])
         .arg(&home)
         .args(["--platform", "linux", "--system-root"])
         .arg(&system)
-        .current_dir(env.work())
-        .env_clear()
-        .env("HOME", &home)
         .output()
         .expect("strace");
     assert_eq!(

@@ -6,7 +6,6 @@
 //! silently stops confining cannot pass.
 
 use std::collections::HashSet;
-use std::process::Command;
 
 use serde_json::json;
 
@@ -165,17 +164,10 @@ fn default_path_reads_configs_only_in_the_confined_child_and_runs_nothing_else()
     );
     let trace = env.root().join("trace.txt");
     let home = env.home();
-    let mut cmd = Command::new("strace");
-    cmd.args(["-f", "-y", "-s", "256", "-o"])
-        .arg(&trace)
-        .args(["-e", "trace=execve,execveat,socket,connect,read,pread64,readv,mmap,seccomp,landlock_restrict_self,clone,clone3,fork,vfork"])
-        .arg(bin())
-        .args(["doctor", "--json", "--home"])
+    let mut cmd = env.strace(&trace, "execve,execveat,socket,connect,read,pread64,readv,mmap,seccomp,landlock_restrict_self,clone,clone3,fork,vfork");
+    cmd.args(["doctor", "--json", "--home"])
         .arg(&home)
-        .args(["--platform", "linux"])
-        .current_dir(env.work())
-        .env_clear()
-        .env("HOME", &home);
+        .args(["--platform", "linux"]);
     let out = cmd.output().expect("strace");
     assert_eq!(
         out.status.code(),
@@ -271,17 +263,11 @@ fn small_files_are_read_and_large_ones_mapped() {
     );
     let trace = env.root().join("trace.txt");
     let home = env.home();
-    let out = Command::new("strace")
-        .args(["-f", "-y", "-o"])
-        .arg(&trace)
-        .args(["-e", "trace=read,pread64,readv,mmap"])
-        .arg(bin())
+    let out = env
+        .strace(&trace, "read,pread64,readv,mmap")
         .args(["doctor", "--json", "--home"])
         .arg(&home)
         .args(["--platform", "linux"])
-        .current_dir(env.work())
-        .env_clear()
-        .env("HOME", &home)
         .output()
         .expect("strace");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -322,18 +308,12 @@ fn trace_lock_reads(env: &Env, args: &[&str], lock_name: &str) -> Option<(i32, S
         return None;
     }
     let trace = env.root().join(format!("trace-{}.txt", args[0]));
-    let out = Command::new("strace")
-        .args(["-f", "-y", "-s", "64", "-o"])
-        .arg(&trace)
-        .args([
-            "-e",
-            "trace=execve,read,pread64,readv,preadv,mmap,seccomp,landlock_restrict_self",
-        ])
-        .arg(bin())
+    let out = env
+        .strace(
+            &trace,
+            "execve,read,pread64,readv,preadv,mmap,seccomp,landlock_restrict_self",
+        )
         .args(args)
-        .current_dir(env.work())
-        .env_clear()
-        .env("HOME", env.home())
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .output()
         .expect("strace");

@@ -130,6 +130,21 @@ impl Env {
         cmd
     }
 
+    /// `strace -f -y -s 256 -o TRACE -e trace=CALLS mcp-warden`, run in T/work with
+    /// only `HOME` set: the caller adds the binary's arguments. One shape for every
+    /// test that proves something from a trace of the built binary.
+    pub fn strace(&self, trace: &Path, calls: &str) -> Command {
+        let mut cmd = Command::new("strace");
+        cmd.args(["-f", "-y", "-s", "256", "-o"])
+            .arg(trace)
+            .args(["-e", &format!("trace={calls}")])
+            .arg(bin())
+            .current_dir(self.work())
+            .env_clear()
+            .env("HOME", self.home());
+        cmd
+    }
+
     /// `mcp-warden doctor --home T/home --platform P --system-root T/system ARGS…` in T/work.
     pub fn doctor(&self, args: &[&str]) -> Run {
         self.doctor_in(&self.work(), args)
