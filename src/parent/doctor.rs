@@ -1904,15 +1904,10 @@ fn value_positions(
         return None;
     }
     let keys_at = append_value_keys(body, &mut packed);
-    let spelling = match format {
-        FileFormat::OpenCode => Spelling::OpenCode,
-        FileFormat::CodexToml => Spelling::Codex,
-        _ => Spelling::Plain,
-    };
     ValueTrailer {
         keys_at,
         key_at,
-        spelling,
+        spelling: Spelling::of(format),
     }
     .append(&mut packed);
     Some(Arc::new(ValuePositions::later(
@@ -1924,9 +1919,27 @@ fn value_positions(
 /// How a file spells the fields [`value_index`] names differently by format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Spelling {
-    Plain,
-    OpenCode,
-    Codex,
+    Plain = 0,
+    OpenCode = 1,
+    Codex = 2,
+}
+
+impl Spelling {
+    fn of(format: FileFormat) -> Spelling {
+        match format {
+            FileFormat::OpenCode => Spelling::OpenCode,
+            FileFormat::CodexToml => Spelling::Codex,
+            _ => Spelling::Plain,
+        }
+    }
+
+    /// The spelling `byte` (its discriminant) names; anything else reads as plain.
+    fn from_byte(byte: u8) -> Spelling {
+        [Spelling::OpenCode, Spelling::Codex]
+            .into_iter()
+            .find(|s| *s as u8 == byte)
+            .unwrap_or(Spelling::Plain)
+    }
 }
 
 /// What [`value_index`] needs besides the packed positions and their key names,
@@ -1961,11 +1974,7 @@ impl ValueTrailer {
                 trailer.get(at..at + 4)?.try_into().ok()?,
             ))
         };
-        let spelling = match trailer.get(12)? {
-            1 => Spelling::OpenCode,
-            2 => Spelling::Codex,
-            _ => Spelling::Plain,
-        };
+        let spelling = Spelling::from_byte(*trailer.get(12)?);
         let trailer = ValueTrailer {
             keys_at: usize::try_from(u32_at(0)?).ok()?,
             key_at: Position {
