@@ -144,6 +144,52 @@ pub(crate) fn close_fds_from(first: RawFd) -> io::Result<()> {
     }
 }
 
+/// The per-capability `prctl` calls of the child's confinement (`confine/caps.rs`).
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CapabilityCall {
+    /// `PR_CAPBSET_DROP`: remove the capability from the bounding set.
+    BoundingDrop,
+    /// `PR_CAPBSET_READ`: 1 if the bounding set holds it, else 0.
+    BoundingRead,
+    /// `PR_CAP_AMBIENT_IS_SET`: 1 if the ambient set holds it, else 0.
+    AmbientIsSet,
+}
+
+/// One [`CapabilityCall`] for capability `number`; the kernel's answer, or its error
+/// (`EINVAL` for a number beyond the kernel's last capability).
+#[cfg(target_os = "linux")]
+pub(crate) fn capability_prctl(
+    call: CapabilityCall,
+    number: libc::c_ulong,
+) -> io::Result<libc::c_int> {
+    let zero: libc::c_ulong = 0;
+    // SAFETY: these three prctl options take integers only (a capability number, and
+    // for PR_CAP_AMBIENT its sub-operation); the kernel reads and writes no memory.
+    let rc = unsafe {
+        match call {
+            CapabilityCall::BoundingDrop => {
+                libc::prctl(libc::PR_CAPBSET_DROP, number, zero, zero, zero)
+            }
+            CapabilityCall::BoundingRead => {
+                libc::prctl(libc::PR_CAPBSET_READ, number, zero, zero, zero)
+            }
+            CapabilityCall::AmbientIsSet => libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::c_ulong::from(libc::PR_CAP_AMBIENT_IS_SET.unsigned_abs()),
+                number,
+                zero,
+                zero,
+            ),
+        }
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc)
+    }
+}
+
 /// Whether `fd` is an open descriptor.
 pub(crate) fn fd_is_open(fd: RawFd) -> bool {
     // SAFETY: fcntl(F_GETFD) only reads the descriptor flags; EBADF means closed.
