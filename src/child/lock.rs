@@ -24,6 +24,8 @@
 //! * No digest is recomputed here: the parent recomputes `overall_digest` from the
 //!   summary with [`crate::digest`].
 
+use std::fmt;
+
 use super::json::{self, excerpt, Member, Options, Select, Value};
 use super::position::line_col;
 use crate::pin::lock::format::{
@@ -114,16 +116,43 @@ fn invalid(msg: String) -> String {
     format!("failed schema validation: {msg}")
 }
 
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+/// `path.key` (or `key` at the top), written out only when a message names it: the
+/// fields of a valid lock are checked without building their paths.
+fn join<'p>(path: &'p str, key: &'p str) -> Joined<'p> {
+    Joined { path, key }
+}
+
+#[derive(Clone, Copy)]
+struct Joined<'p> {
+    path: &'p str,
+    key: &'p str,
+}
+
+impl fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(self.key)
+        } else {
+            write!(f, "{}.{}", self.path, self.key)
+        }
+    }
+}
+
+/// `path[index]`, written out only when a message names it (as [`join`]).
+#[derive(Clone, Copy)]
+struct Indexed<'p> {
+    path: &'p str,
+    index: usize,
+}
+
+impl fmt::Display for Indexed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]", self.path, self.index)
     }
 }
 
 /// An object at `path`.
-fn object<'v, 'a>(v: &'v Value<'a>, path: &str) -> Check<&'v Value<'a>> {
+fn object<'v, 'a>(v: &'v Value<'a>, path: impl fmt::Display) -> Check<&'v Value<'a>> {
     match v {
         Value::Object(_) => Ok(v),
         other => Err(invalid(format!(
@@ -138,20 +167,20 @@ fn required<'v, 'a>(obj: &'v Value<'a>, key: &str, path: &str) -> Check<&'v Valu
         .ok_or_else(|| invalid(format!("missing required key {}", join(path, key))))
 }
 
-fn string<'v>(v: &'v Value<'_>, path: &str) -> Check<&'v str> {
+fn string<'v>(v: &'v Value<'_>, path: impl fmt::Display) -> Check<&'v str> {
     v.as_str()
         .ok_or_else(|| invalid(format!("{path} must be a string (it is {})", v.kind())))
 }
 
 fn req_str<'v>(obj: &'v Value<'_>, key: &str, path: &str) -> Check<&'v str> {
-    string(required(obj, key, path)?, &join(path, key))
+    string(required(obj, key, path)?, join(path, key))
 }
 
 /// An optional `str | null` field.
 fn opt_str<'v>(obj: &'v Value<'_>, key: &str, path: &str) -> Check<Option<&'v str>> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => string(v, &join(path, key)).map(Some),
+        Some(v) => string(v, join(path, key)).map(Some),
     }
 }
 
@@ -159,7 +188,7 @@ fn opt_str<'v>(obj: &'v Value<'_>, key: &str, path: &str) -> Check<Option<&'v st
 fn req_str_or_null<'v>(obj: &'v Value<'_>, key: &str, path: &str) -> Check<Option<&'v str>> {
     match required(obj, key, path)? {
         Value::Null => Ok(None),
-        v => string(v, &join(path, key)).map(Some),
+        v => string(v, join(path, key)).map(Some),
     }
 }
 
@@ -167,7 +196,7 @@ fn req_str_or_null<'v>(obj: &'v Value<'_>, key: &str, path: &str) -> Check<Optio
 fn defaulted_str<'v>(obj: &'v Value<'_>, key: &str, path: &str) -> Check<Option<&'v str>> {
     match obj.get(key) {
         None => Ok(None),
-        Some(v) => string(v, &join(path, key)).map(Some),
+        Some(v) => string(v, join(path, key)).map(Some),
     }
 }
 
@@ -207,7 +236,7 @@ fn opt_int<T: std::str::FromStr>(obj: &Value<'_>, key: &str, path: &str) -> Chec
     }
 }
 
-fn array<'v, 'a>(v: &'v Value<'a>, path: &str) -> Check<&'v [Value<'a>]> {
+fn array<'v, 'a>(v: &'v Value<'a>, path: impl fmt::Display) -> Check<&'v [Value<'a>]> {
     match v {
         Value::Array(items, _) => Ok(items),
         other => Err(invalid(format!(
@@ -221,11 +250,11 @@ fn string_list<'v>(v: &'v Value<'_>, path: &str) -> Check<Vec<&'v str>> {
     array(v, path)?
         .iter()
         .enumerate()
-        .map(|(i, item)| string(item, &format!("{path}[{i}]")))
+        .map(|(index, item)| string(item, Indexed { path, index }))
         .collect()
 }
 
-fn bounded(s: &str, path: &str) -> Check<String> {
+fn bounded(s: &str, path: impl fmt::Display) -> Check<String> {
     if s.len() > MAX_STRING_BYTES {
         return Err(invalid(format!(
             "{path} is longer than {MAX_STRING_BYTES} bytes"
@@ -335,7 +364,7 @@ fn number(text: &str, path: &str) -> Check<JsonToken> {
 fn opt_tree(obj: &Value<'_>, key: &str, path: &str) -> Check<Option<JsonTree>> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => json_tree(v, &join(path, key)).map(Some),
+        Some(v) => json_tree(v, &join(path, key).to_string()).map(Some),
     }
 }
 
@@ -347,25 +376,25 @@ fn skeleton(v: &Value<'_>, path: &str) -> Check<Option<JsonTree>> {
     let obj = object(v, path)?;
     if let Some(props) = obj.get("props") {
         let props_path = join(path, "props");
-        if let Value::Object(members) = object(props, &props_path)? {
+        if let Value::Object(members) = object(props, props_path)? {
             for m in members {
                 let fp = format!("{props_path}[{}]", excerpt(&m.key));
                 let facts = object(&m.value, &fp)?;
                 match facts.get("type") {
                     None | Some(Value::Null) => {}
                     Some(t) => {
-                        string_list(t, &join(&fp, "type"))?;
+                        string_list(t, &join(&fp, "type").to_string())?;
                     }
                 }
                 opt_bool(facts, "required", &fp)?;
                 match facts.get("enum") {
                     None | Some(Value::Null) => {}
                     Some(e) => {
-                        array(e, &join(&fp, "enum"))?;
+                        array(e, join(&fp, "enum"))?;
                     }
                 }
                 if let Some(c) = facts.get("constraints") {
-                    object(c, &join(&fp, "constraints"))?;
+                    object(c, join(&fp, "constraints"))?;
                 }
             }
         }
@@ -387,18 +416,18 @@ fn tool(v: &Value<'_>, path: &str, version: u32) -> Check<LockTool> {
     let input_schema_hash = req_str(t, "input_schema_hash", path)?.to_string();
     let capabilities = owned_list(
         required(t, "capabilities", path)?,
-        &join(path, "capabilities"),
+        &join(path, "capabilities").to_string(),
     )?;
     let inspection = match t.get("inspection") {
         None | Some(Value::Null) => None,
         Some(i) => {
-            object(i, &join(path, "inspection"))?;
+            object(i, join(path, "inspection"))?;
             opt_tree(t, "inspection", path)?
         }
     };
     let schema_skeleton = match t.get("schema_skeleton") {
         None => None,
-        Some(s) => skeleton(s, &join(path, "schema_skeleton"))?,
+        Some(s) => skeleton(s, &join(path, "schema_skeleton").to_string())?,
     };
     // Present-or-absent matters for these three: v4 requires the keys, older levels
     // may omit them, and a rewrite must not add them.
@@ -412,7 +441,10 @@ fn tool(v: &Value<'_>, path: &str, version: u32) -> Check<LockTool> {
     };
     let output_schema_skeleton = match t.get("output_schema_skeleton") {
         None => None,
-        Some(s) => Some(skeleton(s, &join(path, "output_schema_skeleton"))?),
+        Some(s) => Some(skeleton(
+            s,
+            &join(path, "output_schema_skeleton").to_string(),
+        )?),
     };
     if version >= 4
         && (!matches!(annotations_hash, Some(Some(_)))
@@ -426,7 +458,7 @@ fn tool(v: &Value<'_>, path: &str, version: u32) -> Check<LockTool> {
     }
     let entry_digest = bounded(
         req_str(t, "entry_digest", path)?,
-        &join(path, "entry_digest"),
+        join(path, "entry_digest"),
     )?;
     Ok(LockTool {
         name,
@@ -451,7 +483,7 @@ fn resource(v: &Value<'_>, path: &str) -> Check<LockResource> {
         mime_type: req_str_or_null(r, "mime_type", path)?.map(str::to_string),
         entry_digest: bounded(
             req_str(r, "entry_digest", path)?,
-            &join(path, "entry_digest"),
+            join(path, "entry_digest"),
         )?,
     })
 }
@@ -464,7 +496,7 @@ fn prompt(v: &Value<'_>, path: &str) -> Check<LockPrompt> {
         arguments_hash: req_str(p, "arguments_hash", path)?.to_string(),
         entry_digest: bounded(
             req_str(p, "entry_digest", path)?,
-            &join(path, "entry_digest"),
+            join(path, "entry_digest"),
         )?,
     })
 }
@@ -610,7 +642,15 @@ fn record(doc: &Value<'_>) -> Check<LockRecord> {
         args: args
             .iter()
             .enumerate()
-            .map(|(i, a)| bounded(a, &format!("server.args[{i}]")))
+            .map(|(index, a)| {
+                bounded(
+                    a,
+                    Indexed {
+                        path: "server.args",
+                        index,
+                    },
+                )
+            })
             .collect::<Check<_>>()?,
         url: url.map(|u| bounded(u, "server.url")).transpose()?,
         command_digest: bounded(command_digest, "server.command_digest")?,
