@@ -55,14 +55,13 @@ pub(crate) fn start() -> Result<Start, SandboxError> {
         sys::exit_now(PANIC_EXIT);
     }));
 
-    // The parent placed the files at 5, 6, … without gaps and marked everything above
-    // close-on-exec; count them, then close anything above (runtime leftovers included).
-    let files = (0..MAX_FILES)
-        .take_while(|&i| i32::try_from(i).is_ok_and(|i| sys::fd_is_open(FIRST_FILE_FD + i)))
-        .count();
-    let first_closed = FIRST_FILE_FD
-        + i32::try_from(files).map_err(|_| SandboxError::confine("close_range", "fd count"))?;
-    sys::close_fds_from(first_closed).map_err(|e| SandboxError::confine("close_range", e))?;
+    // The parent placed only 3 and 4 and marked everything above close-on-exec; close
+    // anything from 5 up (runtime leftovers included), then take the handed files
+    // from the request socket: they land on 5, 6, … without gaps (`handover.rs`).
+    // Nothing of them is read before the confinement.
+    sys::close_fds_from(FIRST_FILE_FD).map_err(|e| SandboxError::confine("close_range", e))?;
+    let files = crate::handover::receive_files(sys::REQUEST_FD, MAX_FILES)
+        .map_err(|e| SandboxError::confine("descriptor handover", e))?;
 
     // The parent used env_clear; clear again so no variable (RUST_BACKTRACE, MALLOC_*,
     // GLIBC_TUNABLES, LD_*) can matter even if a future caller forgets. Single-threaded.

@@ -16,7 +16,8 @@
 //!
 //! * **Re-exec, not fork** (`spawn.rs`): `/proc/self/exe` with a fixed argv
 //!   (`[mcp-warden, CHILD_ARG]`), empty environment, `/dev/null` stdin/stdout, a piped
-//!   stderr, and a fixed descriptor layout (3 request, 4 report, 5.. files). A fresh
+//!   stderr, and a fixed descriptor layout (3 request socket, 4 report, 5.. files, the
+//!   files handed over the socket: `handover.rs`). A fresh
 //!   address space and ASLR, a clean runtime, no fork of a multi-threaded process; the
 //!   OpenSSH `sshd-auth` shape. The parent is made non-dumpable first (no Yama here, so a
 //!   same-uid process could otherwise ptrace it). The only `execve` of the default path is
@@ -80,6 +81,7 @@ mod confine;
 mod decoded;
 mod error;
 mod frame;
+mod handover;
 mod mapped;
 mod policy;
 mod probe;
@@ -320,8 +322,56 @@ pub fn run_parser_with<Req: Serialize, Msg: DeserializeOwned>(
     policy: WeakSandboxPolicy,
     sink: &mut dyn FnMut(usize, Delivery<Msg>) -> Result<(), SandboxError>,
 ) -> Result<Exchanged, SandboxError> {
-    let spawned = spawn::spawn(spawn::Role::Parser, files)?;
-    supervise::exchange(spawned, request, limits, policy, sink)
+    StartedParser::start()?.run_with(request, files, limits, policy, sink)
+}
+
+/// A parser child started before its files are known: its `execve` and start-up run
+/// while the caller discovers and opens the files ([`StartedParser::run_with`] hands
+/// them over). The child reads nothing and confines itself only once it has them.
+/// Dropped unused, the child is killed and reaped.
+pub struct StartedParser {
+    spawned: Option<spawn::Spawned>,
+}
+
+impl StartedParser {
+    /// Starts the parser child.
+    ///
+    /// # Errors
+    /// As [`run_parser`], for what can fail before any file is handed over.
+    pub fn start() -> Result<StartedParser, SandboxError> {
+        Ok(StartedParser {
+            spawned: Some(spawn::start(spawn::Role::Parser)?),
+        })
+    }
+
+    /// [`run_parser_with`] on this child: hands it `files`, then runs the exchange.
+    ///
+    /// # Errors
+    /// As [`run_parser_with`].
+    pub fn run_with<Req: Serialize, Msg: DeserializeOwned>(
+        mut self,
+        request: &Req,
+        files: Vec<OwnedFd>,
+        limits: &Limits,
+        policy: WeakSandboxPolicy,
+        sink: &mut dyn FnMut(usize, Delivery<Msg>) -> Result<(), SandboxError>,
+    ) -> Result<Exchanged, SandboxError> {
+        let Some(spawned) = self.spawned.take() else {
+            return Err(SandboxError::Protocol(
+                "the parser child was already used".into(),
+            ));
+        };
+        let spawned = spawn::hand_over(spawned, files)?;
+        supervise::exchange(spawned, request, limits, policy, sink)
+    }
+}
+
+impl Drop for StartedParser {
+    fn drop(&mut self) {
+        if let Some(spawned) = self.spawned.as_mut() {
+            spawned.kill_and_reap();
+        }
+    }
 }
 
 /// A sink that keeps whole messages and refuses parts.

@@ -1,7 +1,7 @@
 //! Parent side, supervision: the exchange with a child treated as compromised.
 //!
 //! One `poll` loop over the report pipe, the stderr pipe and (once the hello is accepted)
-//! the non-blocking request pipe, under one deadline for the whole exchange. Both pipes
+//! the non-blocking request socket, under one deadline for the whole exchange. Both pipes
 //! are drained until end of file *before* the child is reaped, so a report larger than a
 //! pipe buffer cannot deadlock. Any misbehaviour ends in a distinct [`SandboxError`], and
 //! the child is killed and reaped on every error path. Nothing half-read is returned:

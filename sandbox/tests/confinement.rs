@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use mcp_warden_sandbox::{
     decoded_bound, file_size, kernel_status, probe_main, run_parser, selftest, serve_child,
-    ChildOutput, Limits, MappedFile, MessageShare, SandboxError, Sender, WeakSandboxPolicy,
-    CHILD_ARG, PROBE_ARG,
+    ChildOutput, Delivery, Limits, MappedFile, MessageShare, SandboxError, Sender, StartedParser,
+    WeakSandboxPolicy, CHILD_ARG, PROBE_ARG,
 };
 use serde::{Deserialize, Serialize};
 
@@ -690,6 +690,65 @@ fn t_reads_handed_files_in_order() -> Outcome {
         out.messages
     );
     ensure!(out.warnings.is_empty(), "warnings: {:?}", out.warnings);
+    Ok(())
+}
+
+/// The children of this process, over all its threads (from /proc).
+fn own_children() -> Vec<String> {
+    let mut pids = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        pids.extend(list.split_whitespace().map(str::to_string));
+    }
+    pids
+}
+
+/// A child started before its files are known (as doctor starts it, before discovery)
+/// waits for them over its request socket, then reads them in order.
+fn t_started_child_takes_its_files_later() -> Outcome {
+    let started = StartedParser::start().map_err(|e| e.to_string())?;
+    std::thread::sleep(Duration::from_millis(100));
+    let files = vec![temp_file("first"), temp_file("second")];
+    let mut messages: Vec<Reply> = Vec::new();
+    let mut sink = |_: usize, d: Delivery<Reply>| {
+        if let Delivery::Message(m) = d {
+            messages.push(m);
+        }
+        Ok(())
+    };
+    started
+        .run_with(
+            &Behaviour::ReadFiles,
+            files,
+            &limits(),
+            WeakSandboxPolicy::Default,
+            &mut sink,
+        )
+        .map_err(|e| e.to_string())?;
+    ensure!(messages == ["first", "second", "done"], "{:?}", messages);
+    Ok(())
+}
+
+/// A started child that never gets its files (the scan failed first) is killed and
+/// reaped when it is dropped: no process, and no zombie, is left behind.
+fn t_started_child_dropped_unused_leaves_nothing() -> Outcome {
+    let before = own_children();
+    let started = StartedParser::start().map_err(|e| e.to_string())?;
+    let new: Vec<String> = own_children()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    ensure!(new.len() == 1, "children started: {new:?}");
+    drop(started);
+    let pid = &new[0];
+    ensure!(
+        !own_children().contains(pid),
+        "child {pid} still a child after the drop"
+    );
+    ensure!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "child {pid} still exists (not reaped)"
+    );
     Ok(())
 }
 
@@ -1514,6 +1573,14 @@ type Case = (&'static str, fn() -> Outcome);
 const TESTS: &[Case] = &[
     ("kernel_layers_present", t_kernel_layers_present),
     ("reads_handed_files_in_order", t_reads_handed_files_in_order),
+    (
+        "started_child_takes_its_files_later",
+        t_started_child_takes_its_files_later,
+    ),
+    (
+        "started_child_dropped_unused_leaves_nothing",
+        t_started_child_dropped_unused_leaves_nothing,
+    ),
     ("environment_is_empty", t_environment_is_empty),
     (
         "only_fixed_descriptors_are_open",

@@ -202,6 +202,11 @@ fn file_readers(readers: &'static [Reader], home: &Path, workspace: Option<&Path
 
 /// Run the scan. Diagnostics go to `diag` as they occur.
 pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
+    // The parser child starts now, before discovery: its `execve` and start-up run on
+    // the other core while this thread finds and opens the files it is then handed
+    // (`mcp_warden_sandbox::StartedParser`). If it cannot start now, the exchange
+    // starts one itself and reports why that failed.
+    let started = mcp_warden_sandbox::StartedParser::start().ok();
     let mut report = Report {
         cwd: opts.cwd.clone(),
         ..Report::default()
@@ -444,7 +449,7 @@ pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
         lock_paths.push(display);
     }
 
-    let (parsed, parts) = parse_collecting_parts(jobs, &files, opts);
+    let (parsed, parts) = parse_collecting_parts(jobs, started, &files, opts);
     let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -658,6 +663,7 @@ struct PartJudge<'scope> {
 /// with the rest.
 fn parse_collecting_parts(
     jobs: Vec<Job>,
+    started: Option<mcp_warden_sandbox::StartedParser>,
     files: &[ConfigFile],
     opts: &DoctorOptions,
 ) -> (
@@ -671,49 +677,50 @@ fn parse_collecting_parts(
         let mut judge: Option<PartJudge<'_>> = None;
         let mut judge_failed = false;
         let child_done = &child_done;
-        let parsed = parse::parse_all_streaming(jobs, opts.sandbox_policy, &mut |job, part| {
-            let Some(file) = files.get(job) else {
-                return;
-            };
-            let collected = collect_part(file, part.sections);
-            if judge.is_none() && !judge_failed {
-                let (send, receive) = std::sync::mpsc::channel::<JobPart>();
-                let mode = opts.mode;
-                let work = move || {
-                    let mut parts = none();
-                    for (job, mut part) in receive {
-                        // Once the child is done the core it used is free: what is
-                        // left to judge is judged on every core (`audit_servers`).
-                        if !child_done.load(std::sync::atomic::Ordering::Relaxed) {
-                            part.judge_servers(mode);
-                        }
-                        if let Some(list) = parts.get_mut(job) {
-                            list.push(part);
-                        }
-                    }
-                    parts
+        let parsed =
+            parse::parse_all_streaming(jobs, opts.sandbox_policy, started, &mut |job, part| {
+                let Some(file) = files.get(job) else {
+                    return;
                 };
-                match std::thread::Builder::new()
-                    .name("judge".into())
-                    .spawn_scoped(scope, work)
-                {
-                    Ok(thread) => judge = Some(PartJudge { send, thread }),
-                    Err(_) => judge_failed = true,
-                }
-            }
-            match &judge {
-                // Fails only once the thread has ended, which it does only by
-                // panicking: `join` below resumes that panic.
-                Some(judge) => {
-                    let _ = judge.send.send((job, collected));
-                }
-                None => {
-                    if let Some(list) = here.get_mut(job) {
-                        list.push(collected);
+                let collected = collect_part(file, part.sections);
+                if judge.is_none() && !judge_failed {
+                    let (send, receive) = std::sync::mpsc::channel::<JobPart>();
+                    let mode = opts.mode;
+                    let work = move || {
+                        let mut parts = none();
+                        for (job, mut part) in receive {
+                            // Once the child is done the core it used is free: what is
+                            // left to judge is judged on every core (`audit_servers`).
+                            if !child_done.load(std::sync::atomic::Ordering::Relaxed) {
+                                part.judge_servers(mode);
+                            }
+                            if let Some(list) = parts.get_mut(job) {
+                                list.push(part);
+                            }
+                        }
+                        parts
+                    };
+                    match std::thread::Builder::new()
+                        .name("judge".into())
+                        .spawn_scoped(scope, work)
+                    {
+                        Ok(thread) => judge = Some(PartJudge { send, thread }),
+                        Err(_) => judge_failed = true,
                     }
                 }
-            }
-        });
+                match &judge {
+                    // Fails only once the thread has ended, which it does only by
+                    // panicking: `join` below resumes that panic.
+                    Some(judge) => {
+                        let _ = judge.send.send((job, collected));
+                    }
+                    None => {
+                        if let Some(list) = here.get_mut(job) {
+                            list.push(collected);
+                        }
+                    }
+                }
+            });
         child_done.store(true, std::sync::atomic::Ordering::Relaxed);
         let parts = match judge {
             Some(PartJudge { send, thread }) => {

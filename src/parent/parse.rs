@@ -22,7 +22,8 @@
 use std::os::fd::OwnedFd;
 
 use mcp_warden_sandbox::{
-    run_parser_with, Confinement, Delivery, Limits, MessageShare, SandboxError, WeakSandboxPolicy,
+    run_parser_with, Confinement, Delivery, Limits, MessageShare, SandboxError, StartedParser,
+    WeakSandboxPolicy,
 };
 
 use super::validate::{check_message_after, check_part, InvalidRecord, PartTally};
@@ -169,7 +170,8 @@ fn measured_size(fd: &OwnedFd, cap: u64) -> Option<u64> {
 /// The sandbox failed, or the child sent something no honest child sends.
 pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, ParseError> {
     let mut parts: Vec<(usize, ParsedConfig)> = Vec::new();
-    let mut parsed = parse_all_streaming(jobs, policy, &mut |job, part| parts.push((job, part)))?;
+    let mut parsed =
+        parse_all_streaming(jobs, policy, None, &mut |job, part| parts.push((job, part)))?;
     let mut parts = parts.into_iter().peekable();
     for (job, answer) in parsed.answers.iter_mut().enumerate() {
         let mut ahead = Vec::new();
@@ -193,13 +195,15 @@ pub fn parse_all(jobs: Vec<Job>, policy: WeakSandboxPolicy) -> Result<Parsed, Pa
 /// the child goes on parsing: the parent works on a large `~/.claude.json` while the
 /// child is still reading it. The answer that completes the parts comes back as the
 /// child sent it ([`ParsedConfig::continues_parts`]); a job whose answer is an error,
-/// or a whole answer, voids its parts.
+/// or a whole answer, voids its parts. `started` is a child the caller started before
+/// it opened the files (see [`StartedParser`]); without one, the child starts here.
 ///
 /// # Errors
 /// As [`parse_all`].
 pub fn parse_all_streaming(
     jobs: Vec<Job>,
     policy: WeakSandboxPolicy,
+    started: Option<StartedParser>,
     on_part: &mut dyn FnMut(usize, ParsedConfig),
 ) -> Result<Parsed, ParseError> {
     if jobs.len() > bounds::MAX_FILES {
@@ -263,8 +267,14 @@ pub fn parse_all_streaming(
             SandboxError::Protocol("an invalid record".into())
         })
     };
-    let output =
-        run_parser_with::<ParseRequest, ChildMessage>(&request, fds, &limits, policy, &mut sink);
+    let output = match started {
+        Some(child) => {
+            child.run_with::<ParseRequest, ChildMessage>(&request, fds, &limits, policy, &mut sink)
+        }
+        None => {
+            run_parser_with::<ParseRequest, ChildMessage>(&request, fds, &limits, policy, &mut sink)
+        }
+    };
     if let Some(e) = invalid {
         return Err(ParseError::Invalid(e));
     }

@@ -148,7 +148,7 @@ const ANY: Args = Args {
     any_of: &[],
     text: "any",
 };
-/// `read` only from the request pipe and the handed files.
+/// `read` only from the request socket and the handed files.
 const READ_FDS: Args = Args {
     any_of: &[
         &[is(0, REQUEST_FD as u32)],
@@ -217,7 +217,7 @@ const ABORT_SELF: Args = Args {
 pub(crate) const ALLOWED: &[Allowed] = &[
     allow("read",           libc::SYS_read,           READ_FDS,      "the request frame (fd 3) and the handed files (fd 5..); nothing else is open to read"),
     allow("write",          libc::SYS_write,          WRITE_FDS,     "frames to the report pipe (fd 4); panic and error line on stderr (fd 2)"),
-    allow("close",          libc::SYS_close,          ANY,           "dropping the request pipe and the handed files; closing one of its own descriptors grants nothing"),
+    allow("close",          libc::SYS_close,          ANY,           "dropping the request socket and the handed files; closing one of its own descriptors grants nothing"),
     allow("fcntl",          libc::SYS_fcntl,          GETFD_ONLY,    "std's OwnedFd::drop asserts the fd is open (F_GETFD) in debug builds; only reads a descriptor flag"),
     allow("fstat",          libc::SYS_fstat,          HANDED_FILES,  "size hint of a handed file (file_size); takes a descriptor, never a path"),
     allow("brk",            libc::SYS_brk,            ANY,           "glibc malloc: heap growth (the bulk of a parse's calls); moves only its own heap's end"),
