@@ -46,12 +46,21 @@ fn main() -> ExitCode {
             mcp_warden::pin::commands::check_main(&words)
         });
     }
+    // doctor's parser child starts before the command line is parsed, so that its
+    // `execve` and start-up overlap the parsing and the discovery (see
+    // `mcp_warden_sandbox::StartedParser`). Only when the first word is `doctor`;
+    // otherwise, or if it cannot start here, doctor starts it itself. A child not
+    // used (a usage error, `--help`) is killed and reaped when dropped.
+    let started = sub
+        .as_ref()
+        .filter(|s| *s == "doctor")
+        .and_then(|_| mcp_warden_sandbox::StartedParser::start().ok());
     let cli = match parse_cli() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };
     let code = match cli.command {
-        Command::Doctor(args) => commands::doctor(args),
+        Command::Doctor(args) => commands::doctor(args, started),
         Command::Auth(AuthCommand::Audit(args)) => commands::auth_audit(args),
         Command::Sandbox(SandboxCommand::Status) => commands::sandbox_status(),
         Command::Sandbox(SandboxCommand::Selftest) => commands::sandbox_selftest(),

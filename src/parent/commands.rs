@@ -19,7 +19,9 @@ use crate::render;
 use crate::safe_write::{self, Destination};
 
 /// `mcp-warden doctor`.
-pub fn doctor(args: DoctorArgs) -> u8 {
+/// `started` is the parser child when `main` started it before parsing the command
+/// line (see `doctor::scan`).
+pub fn doctor(args: DoctorArgs, started: Option<mcp_warden_sandbox::StartedParser>) -> u8 {
     resources::phase("start");
     let mut diag = Diag::stderr();
     if args.no_discover && args.configs.is_empty() {
@@ -89,7 +91,7 @@ pub fn doctor(args: DoctorArgs) -> u8 {
         // only by `--pin`: JSONL, SARIF and `--servers` name no lock.
         name_locks: args.pin || !(args.json || args.servers),
     };
-    let mut report = match doctor::scan(&opts, &mut diag) {
+    let mut report = match doctor::scan(&opts, &mut diag, started) {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };
@@ -326,7 +328,7 @@ pub fn auth_audit(args: AuthAuditArgs) -> u8 {
         // Its report prints no Next steps.
         name_locks: false,
     };
-    let report = match doctor::scan(&opts, &mut diag) {
+    let report = match doctor::scan(&opts, &mut diag, None) {
         Scan::Report(report) => report,
         Scan::Failed => return 2,
     };

@@ -201,12 +201,17 @@ fn file_readers(readers: &'static [Reader], home: &Path, workspace: Option<&Path
 }
 
 /// Run the scan. Diagnostics go to `diag` as they occur.
-pub fn scan(opts: &DoctorOptions, diag: &mut Diag) -> Scan {
-    // The parser child starts now, before discovery: its `execve` and start-up run on
-    // the other core while this thread finds and opens the files it is then handed
+pub fn scan(
+    opts: &DoctorOptions,
+    diag: &mut Diag,
+    started: Option<mcp_warden_sandbox::StartedParser>,
+) -> Scan {
+    // The parser child starts before discovery (if the caller did not start it
+    // earlier still): its `execve` and start-up run on the other core while this
+    // thread finds and opens the files it is then handed
     // (`mcp_warden_sandbox::StartedParser`). If it cannot start now, the exchange
     // starts one itself and reports why that failed.
-    let started = mcp_warden_sandbox::StartedParser::start().ok();
+    let started = started.or_else(|| mcp_warden_sandbox::StartedParser::start().ok());
     let mut report = Report {
         cwd: opts.cwd.clone(),
         ..Report::default()
