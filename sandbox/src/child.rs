@@ -20,7 +20,8 @@ use crate::{Confinement, MessageShare, SandboxError};
 pub(crate) const SECCOMP_LOG_FLAG: &str = "--seccomp-log";
 
 /// Most descriptors that can be handed over: every discovered config plus up to 1,000
-/// lock files fit. The parent raises its own soft RLIMIT_NOFILE to make room.
+/// lock files fit. The parent raises its own soft RLIMIT_NOFILE to make room to open
+/// them, and the child its own to receive them (`handover::make_room`).
 pub(crate) const MAX_FILES: usize = 2048;
 
 /// Largest request frame the child accepts.
@@ -60,6 +61,8 @@ pub(crate) fn start() -> Result<Start, SandboxError> {
     // from the request socket: they land on 5, 6, … without gaps (`handover.rs`).
     // Nothing of them is read before the confinement.
     sys::close_fds_from(FIRST_FILE_FD).map_err(|e| SandboxError::confine("close_range", e))?;
+    crate::handover::make_room(MAX_FILES)
+        .map_err(|e| SandboxError::confine("setrlimit(RLIMIT_NOFILE)", e))?;
     let files = crate::handover::receive_files(sys::REQUEST_FD, MAX_FILES)
         .map_err(|e| SandboxError::confine("descriptor handover", e))?;
 

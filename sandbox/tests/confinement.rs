@@ -729,6 +729,51 @@ fn t_started_child_takes_its_files_later() -> Outcome {
     Ok(())
 }
 
+/// More files than the parent's soft descriptor limit allows (a child started before
+/// the parent raised it) still all arrive: the child makes room for them itself.
+fn t_more_files_than_the_inherited_descriptor_limit_arrive() -> Outcome {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    const COUNT: usize = 300;
+    // Low numbers kept free for the parent's own pipes and socket under the lower
+    // limit: the files take the numbers above them.
+    let placeholders: Vec<File> = (0..16).map(|_| File::open("/dev/null").unwrap()).collect();
+    let files: Vec<OwnedFd> = (0..COUNT).map(|i| temp_file(&format!("f{i}"))).collect();
+    drop(placeholders);
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).map_err(|e| e.to_string())?;
+    if hard < 512 {
+        return Err(format!(
+            "hard RLIMIT_NOFILE {hard} leaves no room for the case"
+        ));
+    }
+    // The open files stay valid under a lower soft limit; the child inherits 128.
+    setrlimit(Resource::RLIMIT_NOFILE, 128, hard).map_err(|e| e.to_string())?;
+    let started = StartedParser::start();
+    setrlimit(Resource::RLIMIT_NOFILE, soft, hard).map_err(|e| e.to_string())?;
+    let mut messages: Vec<Reply> = Vec::new();
+    let mut sink = |_: usize, d: Delivery<Reply>| {
+        if let Delivery::Message(m) = d {
+            messages.push(m);
+        }
+        Ok(())
+    };
+    started
+        .map_err(|e| e.to_string())?
+        .run_with(
+            &Behaviour::ReadFiles,
+            files,
+            &limits(),
+            WeakSandboxPolicy::Default,
+            &mut sink,
+        )
+        .map_err(|e| e.to_string())?;
+    let expected: Vec<String> = (0..COUNT)
+        .map(|i| format!("f{i}"))
+        .chain(std::iter::once("done".to_string()))
+        .collect();
+    ensure!(messages == expected, "{} messages", messages.len());
+    Ok(())
+}
+
 /// A started child that never gets its files (the scan failed first) is killed and
 /// reaped when it is dropped: no process, and no zombie, is left behind.
 fn t_started_child_dropped_unused_leaves_nothing() -> Outcome {
@@ -1576,6 +1621,10 @@ const TESTS: &[Case] = &[
     (
         "started_child_takes_its_files_later",
         t_started_child_takes_its_files_later,
+    ),
+    (
+        "more_files_than_the_inherited_descriptor_limit_arrive",
+        t_more_files_than_the_inherited_descriptor_limit_arrive,
     ),
     (
         "started_child_dropped_unused_leaves_nothing",

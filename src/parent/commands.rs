@@ -381,9 +381,10 @@ pub fn sandbox_selftest() -> u8 {
     }
 }
 
-/// Every file is opened before the child starts (up to 1,000 locks plus the configs),
-/// and the child inherits the descriptors at fixed numbers: the common soft limit of
-/// 1,024 is too low, so raise it toward the hard limit.
+/// Every file is open at once before it is handed to the child (up to 1,000 locks
+/// plus the configs): the common soft limit of 1,024 is too low, so raise it toward
+/// the hard limit. (The child, which may have started before this, makes room for
+/// what it receives itself.)
 fn raise_open_file_limit() {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
     const WANTED: u64 = 4096;
