@@ -21,7 +21,8 @@ pub(crate) const SECCOMP_LOG_FLAG: &str = "--seccomp-log";
 
 /// Most descriptors that can be handed over: every discovered config plus up to 1,000
 /// lock files fit. The parent raises its own soft RLIMIT_NOFILE to make room to open
-/// them, and the child its own to receive them (`handover::make_room`).
+/// them; the child's confinement sets its limit to room for this many
+/// (`confine/rlimits.rs`), since it confines itself before it knows how many come.
 pub(crate) const MAX_FILES: usize = 2048;
 
 /// Largest request frame the child accepts.
@@ -32,7 +33,6 @@ pub(crate) const PANIC_EXIT: i32 = 101;
 
 /// What the first statements established.
 pub(crate) struct Start {
-    files: usize,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     parent: Pid,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -57,14 +57,9 @@ pub(crate) fn start() -> Result<Start, SandboxError> {
     }));
 
     // The parent placed only 3 and 4 and marked everything above close-on-exec; close
-    // anything from 5 up (runtime leftovers included), then take the handed files
-    // from the request socket: they land on 5, 6, … without gaps (`handover.rs`).
-    // Nothing of them is read before the confinement.
+    // anything from 5 up (runtime leftovers included). The handed files come later,
+    // over the request socket, once the child is confined (`run`).
     sys::close_fds_from(FIRST_FILE_FD).map_err(|e| SandboxError::confine("close_range", e))?;
-    crate::handover::make_room(MAX_FILES)
-        .map_err(|e| SandboxError::confine("setrlimit(RLIMIT_NOFILE)", e))?;
-    let files = crate::handover::receive_files(sys::REQUEST_FD, MAX_FILES)
-        .map_err(|e| SandboxError::confine("descriptor handover", e))?;
 
     // The parent used env_clear; clear again so no variable (RUST_BACKTRACE, MALLOC_*,
     // GLIBC_TUNABLES, LD_*) can matter even if a future caller forgets. Single-threaded.
@@ -87,7 +82,6 @@ pub(crate) fn start() -> Result<Start, SandboxError> {
         }
     }
     Ok(Start {
-        files,
         parent: unistd::getppid(),
         seccomp_log,
         positional,
@@ -96,10 +90,10 @@ pub(crate) fn start() -> Result<Start, SandboxError> {
 
 #[cfg(target_os = "linux")]
 fn confine(start: &Start) -> Result<Confinement, SandboxError> {
-    let highest_fd = FIRST_FILE_FD - 1
-        + i32::try_from(start.files).map_err(|_| SandboxError::confine("rlimits", "fd count"))?;
+    let most_files =
+        i32::try_from(MAX_FILES).map_err(|_| SandboxError::confine("rlimits", "fd count"))?;
     crate::confine::apply(&crate::confine::Options {
-        highest_fd,
+        highest_fd: FIRST_FILE_FD - 1 + most_files,
         parent: start.parent,
         seccomp_log: start.seccomp_log,
     })
@@ -276,10 +270,17 @@ where
     Req: DeserializeOwned,
     F: FnOnce(Req, Vec<File>, &mut Sender) -> Result<(), SandboxError>,
 {
-    // Taking ownership only checks the descriptors are open (fcntl, not on the allow-list).
-    let fds = sys::adopt_child_fds(start.files)
-        .map_err(|e| SandboxError::confine("descriptor layout", e))?;
+    // Confined first, while the parent is still finding the files: every layer is in
+    // place before a handed descriptor exists in this process, and the confinement's
+    // time overlaps the parent's discovery instead of following it.
     let confinement = confine(&start)?;
+    // The handed files land on 5, 6, … without gaps (`handover.rs`); the receive
+    // is the filter's `recvmsg` on descriptor 3.
+    let files = crate::handover::receive_files(sys::REQUEST_FD, MAX_FILES)
+        .map_err(|e| SandboxError::confine("descriptor handover", e))?;
+    // Taking ownership checks the descriptors are open (fcntl(F_GETFD)).
+    let fds =
+        sys::adopt_child_fds(files).map_err(|e| SandboxError::confine("descriptor layout", e))?;
     let mut sender = Sender {
         out: File::from(fds.report),
         count: 0,

@@ -6,11 +6,13 @@
 //! runtime) and the parent's discovery then run at the same time, on two cores,
 //! instead of one after the other (about 0.7 ms of the 4.5 ms realistic benchmark home).
 //!
-//! What it does not change: the child still reads no byte of input before its
-//! confinement, which still runs in full, in the same order, after the files arrived
-//! (`child.rs`); the files still sit at 5, 6, … without gaps, so every later check
-//! (the descriptor count, `RLIMIT_NOFILE`, the seccomp rules that name descriptors)
-//! sees what it saw when they came through `execve`. The parent still only opens.
+//! The child receives them confined: every layer, seccomp included, is in place
+//! before the first handed descriptor exists in the process (`child.rs`), so the
+//! confinement runs while the parent is still discovering, and this module's checks
+//! run under the filter (`recvmsg` on descriptor 3 only, with `MSG_CMSG_CLOEXEC`).
+//! The files still sit at 5, 6, … without gaps, so every later check (the descriptor
+//! count, the seccomp rules that name descriptors) sees what it saw when they came
+//! through `execve`. The parent still only opens.
 //!
 //! Wire: one or more messages, each an 8-byte header — the total number of files and
 //! the number this message carries, both `u32` little-endian — with that many
@@ -63,26 +65,6 @@ pub(crate) fn send_files(socket: &OwnedFd, files: &[OwnedFd]) -> io::Result<()> 
         if sent != HEADER_BYTES {
             return Err(io::Error::other("short write of a descriptor handover"));
         }
-    }
-    Ok(())
-}
-
-/// Child: raises its soft `RLIMIT_NOFILE` (toward the hard limit) so that `max` files
-/// can land from 5 up. The kernel drops descriptors that do not fit (the handover is
-/// then refused as truncated), and the child inherits its parent's limit from a
-/// moment before the parent raised its own: doctor starts its child before it knows
-/// how many files there are. The confinement's rlimits step lowers the limit to what
-/// arrived.
-pub(crate) fn make_room(max: usize) -> io::Result<()> {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    let wanted = u64::try_from(max)
-        .ok()
-        .and_then(|m| m.checked_add(u64::from(FIRST_FILE_FD.unsigned_abs()) + 1))
-        .ok_or_else(|| io::Error::other("file count out of range"))?;
-    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE)?;
-    let target = wanted.min(hard);
-    if soft < target {
-        setrlimit(Resource::RLIMIT_NOFILE, target, hard)?;
     }
     Ok(())
 }

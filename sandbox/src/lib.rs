@@ -30,7 +30,7 @@
 //! * **Confinement order** (`confine/mod.rs`): fds, environment and panic hook first; then
 //!   rlimits, bounding set, uid drop, parent-death signal, no_new_privs, capabilities,
 //!   landlock, the mapped-file guard (`mapped.rs`), and seccomp last. Every step fails
-//!   closed.
+//!   closed. The handed files arrive only after the last step (`handover.rs`).
 //! * **Degraded kernels** ([`evaluate`]): the parent decides on the child's hello, before
 //!   sending the request. Missing landlock is a warning (seccomp keeps the promise);
 //!   missing seccomp is a refusal unless [`WeakSandboxPolicy::AllowWeak`];

@@ -729,6 +729,34 @@ fn t_started_child_takes_its_files_later() -> Outcome {
     Ok(())
 }
 
+/// A hard descriptor limit below what a handover brings: the kernel drops the
+/// descriptors beyond it and the child refuses the handover as truncated, one line,
+/// instead of parsing a part of the files.
+fn t_a_handover_beyond_the_hard_descriptor_limit_is_refused() -> Outcome {
+    use nix::sys::resource::{setrlimit, Resource};
+    const COUNT: usize = 200;
+    let placeholders: Vec<File> = (0..16).map(|_| File::open("/dev/null").unwrap()).collect();
+    let files: Vec<OwnedFd> = (0..COUNT).map(|i| temp_file(&format!("f{i}"))).collect();
+    drop(placeholders);
+    // This process is this case's alone: lowering its hard limit is not undone.
+    setrlimit(Resource::RLIMIT_NOFILE, 100, 100).map_err(|e| e.to_string())?;
+    let mut sink = |_: usize, _: Delivery<Reply>| Ok(());
+    let result = StartedParser::start().map_err(|e| e.to_string())?.run_with(
+        &Behaviour::ReadFiles,
+        files,
+        &limits(),
+        WeakSandboxPolicy::Default,
+        &mut sink,
+    );
+    let Err(e) = result else {
+        return Err("a truncated handover was accepted".into());
+    };
+    let text = e.to_string();
+    ensure!(text.contains("truncated"), "{text}");
+    ensure!(!text.contains('\n'), "{text}");
+    Ok(())
+}
+
 /// More files than the parent's soft descriptor limit allows (a child started before
 /// the parent raised it) still all arrive: the child makes room for them itself.
 fn t_more_files_than_the_inherited_descriptor_limit_arrive() -> Outcome {
@@ -1558,9 +1586,13 @@ fn t_proc_shows_the_confinement() -> Outcome {
     ensure!(limit("Max file size") == "0 0", "fsize");
     ensure!(limit("Max core file size") == "0 0", "core");
     ensure!(limit("Max processes") == "0 0", "nproc");
-    // fds 0..=5 used, one spare for the landlock ruleset.
+    // Room for 0..=4 and the most files a handover brings (the child confines itself
+    // before they arrive), within the hard limit it inherited.
+    let (_, hard) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_err(|e| e.to_string())?;
+    let nofile = (5 + 2048).min(hard);
     ensure!(
-        limit("Max open files") == "7 7",
+        limit("Max open files") == format!("{nofile} {nofile}"),
         "nofile {}",
         limit("Max open files")
     );
@@ -1625,6 +1657,10 @@ const TESTS: &[Case] = &[
     (
         "more_files_than_the_inherited_descriptor_limit_arrive",
         t_more_files_than_the_inherited_descriptor_limit_arrive,
+    ),
+    (
+        "a_handover_beyond_the_hard_descriptor_limit_is_refused",
+        t_a_handover_beyond_the_hard_descriptor_limit_is_refused,
     ),
     (
         "started_child_dropped_unused_leaves_nothing",

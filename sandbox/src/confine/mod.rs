@@ -42,7 +42,8 @@ use crate::{Confinement, SandboxError};
 
 /// What the child learned in its first statements, needed by the steps.
 pub(crate) struct Options {
-    /// Highest descriptor the child keeps (`4 + number of files`).
+    /// Highest descriptor the child may hold: 4 and the most files a handover brings
+    /// (`child::MAX_FILES`), which arrive after the confinement.
     pub(crate) highest_fd: RawFd,
     /// The parent's pid as seen at child start.
     pub(crate) parent: Pid,

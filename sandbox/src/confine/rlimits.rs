@@ -5,7 +5,7 @@
 
 use std::os::fd::RawFd;
 
-use nix::sys::resource::{setrlimit, Resource};
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
 
 use crate::SandboxError;
 
@@ -24,11 +24,20 @@ pub(super) fn apply(highest_fd: RawFd) -> Result<(), SandboxError> {
     set(Resource::RLIMIT_FSIZE, 0, 0, "setrlimit(RLIMIT_FSIZE)")?;
     // No new processes for this uid (ignored by the kernel for uid 0, hence the uid drop).
     set(Resource::RLIMIT_NPROC, 0, 0, "setrlimit(RLIMIT_NPROC)")?;
-    // Descriptors: the fixed ones plus one spare for the landlock ruleset fd, which is
-    // closed again before seccomp goes on.
-    let nofile = u64::try_from(highest_fd)
+    // Descriptors: the fixed ones and the most files a handover may bring (the child
+    // confines itself before they arrive, so it cannot know how many come), soft and
+    // hard alike. Within an inherited hard limit below that, as much as it allows: the
+    // kernel then drops the files that do not fit and the handover is refused as
+    // truncated (`handover.rs`). A higher limit than the files need grants nothing:
+    // the filter lets the child neither open, duplicate nor create a descriptor, and
+    // descriptor 3 brings only what the parent sends. The landlock ruleset's
+    // descriptor, closed again before seccomp goes on, takes 5 before any file is there.
+    let wanted = u64::try_from(highest_fd)
         .map_err(|_| SandboxError::confine("setrlimit(RLIMIT_NOFILE)", "negative fd"))?
-        + 2;
+        + 1;
+    let (_, inherited_hard) = getrlimit(Resource::RLIMIT_NOFILE)
+        .map_err(|e| SandboxError::confine("getrlimit(RLIMIT_NOFILE)", e))?;
+    let nofile = wanted.min(inherited_hard);
     set(
         Resource::RLIMIT_NOFILE,
         nofile,

@@ -167,6 +167,13 @@ const HANDED_FILES: Args = Args {
     text: "fd (arg 0) is 5 and above",
 };
 /// `prot` (argument 2) without `PROT_EXEC`: no new executable memory.
+const HANDOVER: Args = Args {
+    any_of: &[&[
+        is(0, REQUEST_FD as u32),
+        is(2, libc::MSG_CMSG_CLOEXEC as u32),
+    ]],
+    text: "fd (arg 0) is 3, flags (arg 2) are MSG_CMSG_CLOEXEC",
+};
 const NO_EXEC: Args = Args {
     any_of: &[&[no_bits(2, libc::PROT_EXEC as u32)]],
     text: "prot (arg 2) without PROT_EXEC",
@@ -216,6 +223,7 @@ const ABORT_SELF: Args = Args {
 #[rustfmt::skip]
 pub(crate) const ALLOWED: &[Allowed] = &[
     allow("read",           libc::SYS_read,           READ_FDS,      "the request frame (fd 3) and the handed files (fd 5..); nothing else is open to read"),
+    allow("recvmsg",        libc::SYS_recvmsg,        HANDOVER,      "the handed files, received after the confinement (handover.rs); only what the parent sends on descriptor 3, which it opened"),
     allow("write",          libc::SYS_write,          WRITE_FDS,     "frames to the report pipe (fd 4); panic and error line on stderr (fd 2)"),
     allow("close",          libc::SYS_close,          ANY,           "dropping the request socket and the handed files; closing one of its own descriptors grants nothing"),
     allow("fcntl",          libc::SYS_fcntl,          GETFD_ONLY,    "std's OwnedFd::drop asserts the fd is open (F_GETFD) in debug builds; only reads a descriptor flag"),
@@ -461,6 +469,38 @@ mod tests {
         assert!(allowed(libc::SYS_fcntl, a(&[5, getfd])));
         for cmd in [libc::F_SETFD, libc::F_GETFL, libc::F_SETFL, libc::F_DUPFD] {
             assert!(!allowed(libc::SYS_fcntl, a(&[5, int(cmd)])), "fcntl {cmd}");
+        }
+    }
+
+    #[test]
+    fn the_handover_is_received_on_the_request_socket_only() {
+        let cloexec = int(libc::MSG_CMSG_CLOEXEC);
+        assert!(allowed(libc::SYS_recvmsg, a(&[3, 0, cloexec])));
+        // Another descriptor, or the received files left inheritable, or any other
+        // flag (MSG_PEEK would let the same descriptors be taken twice).
+        for fd in [0, 1, 2, 4, 5, 6, int(-1)] {
+            assert!(!allowed(libc::SYS_recvmsg, a(&[fd, 0, cloexec])), "fd {fd}");
+        }
+        for flags in [
+            0,
+            libc::MSG_PEEK,
+            libc::MSG_CMSG_CLOEXEC | libc::MSG_PEEK,
+            libc::MSG_CMSG_CLOEXEC | libc::MSG_DONTWAIT,
+            libc::MSG_ERRQUEUE,
+        ] {
+            assert!(
+                !allowed(libc::SYS_recvmsg, a(&[3, 0, int(flags)])),
+                "flags {flags:#x}"
+            );
+        }
+        // Its relatives stay off the list: nothing is sent, nothing received elsewhere.
+        for nr in [
+            libc::SYS_sendmsg,
+            libc::SYS_recvmmsg,
+            libc::SYS_recvfrom,
+            libc::SYS_sendto,
+        ] {
+            assert!(!allowed(nr, a(&[3, 0, cloexec])), "syscall {nr}");
         }
     }
 
