@@ -16,7 +16,11 @@
 //! `Select::Entries` modes), and the entry becomes its record at once: its tree is
 //! one entry's (freed before the next is built), its positions are resolved by one
 //! cursor that only moves forward (entries and settings end in file order), and what
-//! stays until the end of the file is only what the answer holds.
+//! stays until the end of the file is only what the answer holds. The cursor is
+//! told how many line breaks come before each key ([`json::LineMark`]: the parser
+//! counts them in the trivia it steps over anyway), so the session history between
+//! two entries is not scanned again for its line breaks, only the key's own line
+//! for its column.
 //!
 //! # Why the answer is the same
 //!
@@ -253,7 +257,8 @@ impl<'a> Sink<'a> for Reader<'a> {
                         self.projects_closed(&m.value);
                     }
                 } else if json::CLAUDE_PROJECT_SETTINGS.contains(&m.key.as_ref()) {
-                    self.settings_at.push((m.offset, self.lines.at(m.offset)));
+                    self.settings_at
+                        .push((m.offset, self.lines.at_marked(m.offset, m.line)));
                     self.settings.push(Member {
                         key: m.key,
                         offset: m.offset,
@@ -284,7 +289,7 @@ impl<'a> Reader<'a> {
         if map.name_error.is_some() {
             return;
         }
-        let key_at = self.lines.at(m.offset);
+        let key_at = self.lines.at_marked(m.offset, m.line);
         let name = match checked_name_at(&m.key, || key_at, "server name") {
             Ok(_) if failed => return,
             Ok(name) => name,

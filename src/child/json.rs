@@ -411,9 +411,36 @@ pub(crate) struct Emitted<'a> {
     pub mode: Select,
     pub key: Cow<'a, str>,
     pub offset: usize,
+    /// The line breaks before the key ([`LineMark`]).
+    pub line: LineMark,
     pub value: Value<'a>,
     pub value_offset: usize,
     pub value_end: usize,
+}
+
+/// How many line breaks come before an offset, and where the line holding it
+/// starts (the byte after the last of them, or where the parse started).
+///
+/// Breaks are counted as `position` counts them (`\n`, `\r\n` and a lone `\r`),
+/// and in JSON and JSONC they only occur in trivia: a string refuses a raw control
+/// character, and numbers and literals hold none. So the parser counts them where
+/// it steps over them anyway (whitespace is taken a line break at a time, and
+/// comments are rare), and a reader that resolves positions in
+/// file order ([`Lines::at_marked`](super::position::Lines::at_marked)) need not
+/// scan the text between two keys again: in `~/.claude.json` that text is the
+/// session history, most of the file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LineMark {
+    pub breaks: u32,
+    pub line_start: usize,
+}
+
+impl LineMark {
+    /// A line break ends right before `next`.
+    fn broken_at(&mut self, next: usize) {
+        self.breaks = self.breaks.saturating_add(1);
+        self.line_start = next;
+    }
 }
 
 /// The sink of a parse whose modes never emit.
@@ -437,6 +464,10 @@ pub(crate) fn parse_into<'a, S: Sink<'a>>(
         text,
         bytes: text.as_bytes(),
         pos: start,
+        line: LineMark {
+            breaks: 0,
+            line_start: start,
+        },
         opts,
         skipped_keys: Vec::new(),
         scratch: String::new(),
@@ -459,6 +490,7 @@ enum Frame<'a> {
         /// The key of the member whose value is being parsed.
         key: Cow<'a, str>,
         key_offset: usize,
+        key_line: LineMark,
         open: usize,
         mode: Select,
         /// Where this object's keys start in `skipped_keys` (skipped objects only).
@@ -470,6 +502,8 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// The line breaks before `pos`, counted in the trivia skipped so far.
+    line: LineMark,
     opts: Options,
     /// Keys of the skipped objects still open, kept only to refuse duplicates.
     skipped_keys: Vec<(Cow<'a, str>, usize)>,
@@ -527,6 +561,7 @@ impl<'a> Parser<'a> {
                             members: Vec::new(),
                             key: Cow::Borrowed(""),
                             key_offset: 0,
+                            key_line: LineMark::default(),
                             open: start,
                             mode,
                             keys_start: self.skipped_keys.len(),
@@ -609,6 +644,7 @@ impl<'a> Parser<'a> {
                         members,
                         key,
                         key_offset,
+                        key_line,
                         open,
                         mode,
                         keys_start,
@@ -618,6 +654,7 @@ impl<'a> Parser<'a> {
                                 mode: *mode,
                                 key: std::mem::take(key),
                                 offset: *key_offset,
+                                line: *key_line,
                                 value,
                                 value_offset: value_start,
                                 value_end: self.pos,
@@ -801,6 +838,7 @@ impl<'a> Parser<'a> {
         let Frame::Object {
             key,
             key_offset,
+            key_line,
             open,
             mode,
             ..
@@ -808,6 +846,8 @@ impl<'a> Parser<'a> {
         else {
             return Ok(());
         };
+        // Trivia before the key is skipped: the breaks counted are those before it.
+        let line = self.line;
         let (k, off) = self.key().map_err(|e| {
             if self.peek().is_none() {
                 self.unclosed("object", *open, e)
@@ -822,6 +862,7 @@ impl<'a> Parser<'a> {
         } else {
             *key = k;
             *key_offset = off;
+            *key_line = line;
         }
         Ok(())
     }
@@ -977,6 +1018,7 @@ impl<'a> Parser<'a> {
             // loop.
             Some(b'\n') => {
                 at += 1;
+                self.line.broken_at(at);
                 for _ in 0..2 {
                     let Some(word) = self.bytes.get(at..at + 8) else {
                         break;
@@ -1009,7 +1051,8 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn skip_trivia_loop(&mut self) -> Result<(), SyntaxError> {
         loop {
-            self.pos = whitespace_end(self.bytes, self.pos);
+            self.pos = whitespace_end(self.bytes, self.pos, &mut self.line);
+            let comment = self.pos;
             match self.peek() {
                 Some(b'/') => match self.bytes.get(self.pos + 1) {
                     Some(b'/' | b'*') if !self.opts.jsonc => {
@@ -1024,6 +1067,22 @@ impl<'a> Parser<'a> {
                     _ => return Ok(()),
                 },
                 _ => return Ok(()),
+            }
+            self.comment_breaks(comment);
+        }
+    }
+
+    /// Count the line breaks of the comment from `from` to `pos`: a block comment
+    /// may span lines, and a `//` comment that a lone CR does not end holds that
+    /// CR. They are counted as `position` counts them: a `\r` right before a `\n`
+    /// is not a break of its own (the `\n` after the comment is whitespace, and
+    /// [`whitespace_end`] counts it).
+    fn comment_breaks(&mut self, from: usize) {
+        let span = self.bytes.get(from..self.pos).unwrap_or_default();
+        for p in memchr::memchr2_iter(b'\n', b'\r', span) {
+            let at = from + p;
+            if self.bytes.get(at) == Some(&b'\n') || self.bytes.get(at + 1) != Some(&b'\n') {
+                self.line.broken_at(at + 1);
             }
         }
     }
@@ -1409,7 +1468,7 @@ const EIGHT_SPACES: u64 = 0x2020_2020_2020_2020;
 /// spaces is measured eight bytes at a time: XOR with eight spaces leaves zero
 /// bytes exactly where the spaces are, and the lowest non-zero byte is where the
 /// run ends. Tabs and line breaks are taken one at a time.
-fn whitespace_end(bytes: &[u8], from: usize) -> usize {
+fn whitespace_end(bytes: &[u8], from: usize, line: &mut LineMark) -> usize {
     let mut at = from;
     loop {
         match bytes.get(at) {
@@ -1428,7 +1487,18 @@ fn whitespace_end(bytes: &[u8], from: usize) -> usize {
                 }
                 None => at += 1,
             },
-            Some(b'\t' | b'\n' | b'\r') => at += 1,
+            Some(b'\t') => at += 1,
+            Some(b'\n') => {
+                at += 1;
+                line.broken_at(at);
+            }
+            Some(b'\r') => {
+                at += 1;
+                // `\r\n` is one break, counted at its `\n`.
+                if bytes.get(at) != Some(&b'\n') {
+                    line.broken_at(at);
+                }
+            }
             _ => return at,
         }
     }
@@ -1903,6 +1973,17 @@ mod tests {
                 .find(|&i| !matches!(b[i], b' ' | b'\t' | b'\n' | b'\r'))
                 .unwrap_or(b.len())
         };
+        // The breaks in `b[from..end]` as `position` counts them.
+        let naive_breaks = |b: &[u8], from: usize, end: usize| {
+            let mut m = LineMark::default();
+            for i in from..end {
+                if b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+                    m.breaks += 1;
+                    m.line_start = i + 1;
+                }
+            }
+            m
+        };
         let fillers = [b' ', b'\t', b'\n', b'\r'];
         for stop in 0..=255u8 {
             // One kind of whitespace throughout, or all four in turn.
@@ -1916,12 +1997,160 @@ mod tests {
                             b[at] = stop;
                         }
                         for from in 0..=len.min(9) {
-                            assert_eq!(whitespace_end(&b, from), naive(&b, from), "{b:?} {from}");
+                            let mut line = LineMark::default();
+                            let end = whitespace_end(&b, from, &mut line);
+                            assert_eq!(end, naive(&b, from), "{b:?} {from}");
+                            assert_eq!(line, naive_breaks(&b, from, end), "{b:?} {from}");
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Generated documents in the `~/.claude.json` modes (whose members are handed
+    /// to a sink): every trivia that holds a line break (LF, CRLF, a lone CR, a block
+    /// comment over lines, a `//` comment holding a lone CR where a CR does not end
+    /// it), at every depth, kept and skipped. Each member's [`LineMark`] is the
+    /// byte-at-a-time count, and the positions [`Lines::at_marked`] resolves from
+    /// the marks are `line_col`'s.
+    #[test]
+    fn line_marks_count_the_breaks_before_each_key() {
+        use crate::child::position::{line_col, Lines};
+
+        struct Record(Vec<(usize, LineMark)>);
+        impl<'a> Sink<'a> for Record {
+            fn member(&mut self, m: Emitted<'a>) {
+                self.0.push((m.offset, m.line));
+            }
+        }
+
+        struct Doc {
+            g: crate::test_gen::Generated,
+            comments: bool,
+        }
+        impl Doc {
+            fn trivia(&mut self) -> String {
+                let plain = [" ", "\n", "\r\n", "\r", "\t", "\n    ", "\r\n\t"];
+                let comments = [
+                    "/* a\r\nb\rc\n\u{e9} */",
+                    "// x\ry\n",
+                    "// z\r\n",
+                    "/**/",
+                    "// \u{1F600}\r",
+                ];
+                let mut pieces: Vec<&str> = plain.to_vec();
+                if self.comments {
+                    pieces.extend(comments);
+                }
+                let mut t = self.g.text(&pieces, 4);
+                // A line comment must end before the token after it.
+                if t.contains("//") && !t.ends_with('\n') && !t.ends_with('\r') {
+                    t.push('\n');
+                }
+                t
+            }
+            /// A value; an object where `~/.claude.json` holds one whose members
+            /// are handed over (the top level, a server map, `projects` and each
+            /// project), so that most members reach the sink.
+            fn value(&mut self, depth: usize, object: bool) -> String {
+                let kind = if object {
+                    "o".to_string()
+                } else {
+                    self.g.text(&["s", "n", "o", "a"], 2)
+                };
+                match kind.as_str() {
+                    "o" | "a" if depth < 4 => {
+                        let object = kind == "o";
+                        let n = self.g.text(&["x"], 6).len();
+                        let mut out = String::from(if object { "{" } else { "[" });
+                        for i in 0..n {
+                            if i > 0 {
+                                out.push(',');
+                            }
+                            out.push_str(&self.trivia());
+                            if object {
+                                // Keys repeat across members but never within one object.
+                                let keys = ["mcpServers", "projects", "history", "servers", "p"];
+                                let k = keys.get(i).copied().unwrap_or("q");
+                                out.push_str(&format!(
+                                    "\"{k}{}\"",
+                                    if i >= keys.len() {
+                                        i.to_string()
+                                    } else {
+                                        String::new()
+                                    }
+                                ));
+                                out.push_str(&self.trivia());
+                                out.push(':');
+                                out.push_str(&self.trivia());
+                            }
+                            let inner = object && (depth < 2 || i < 2);
+                            out.push_str(&self.value(depth + 1, inner));
+                            out.push_str(&self.trivia());
+                        }
+                        out.push(if object { '}' } else { ']' });
+                        out
+                    }
+                    "n" => "-1.5e3".into(),
+                    _ => "\"t\u{e9}\\n\u{1F600}\"".into(),
+                }
+            }
+        }
+
+        let mut doc = Doc {
+            g: crate::test_gen::Generated::new(0x5eed_11ce_00dd_ba11),
+            comments: false,
+        };
+        let mut checked = 0;
+        for round in 0..4000 {
+            doc.comments = round % 2 == 1;
+            let bom = if round % 7 == 0 { "\u{FEFF}" } else { "" };
+            let body = format!("{}{}{}", doc.trivia(), doc.value(0, true), doc.trivia());
+            // Only objects at the top are emitted; others are checked to parse alike.
+            let text = format!("{bom}{body}");
+            let opts = Options {
+                jsonc: doc.comments,
+                trailing_commas: false,
+                cr_ends_line_comment: round % 4 < 2,
+                max_depth: 128,
+                select: Select::ClaudeTop,
+                keep_duplicates: true,
+                refuse_skipped_duplicates: false,
+            };
+            let mut record = Record(Vec::new());
+            if parse_into(&text, bom.len(), opts, &mut record).is_err() {
+                continue;
+            }
+            let mut lines = Lines::new(&text);
+            let mut last = 0;
+            for (offset, mark) in record.0 {
+                let before = &text.as_bytes()[..offset];
+                let mut breaks = 0;
+                let mut line_start = bom.len();
+                for (i, &b) in before.iter().enumerate() {
+                    if b == b'\n' || (b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n')) {
+                        breaks += 1;
+                        line_start = i + 1;
+                    }
+                }
+                let want = LineMark { breaks, line_start };
+                assert_eq!(mark, want, "{text:?} at {offset}");
+                // Members end in file order but are handed over as they end, so a
+                // key can come before the last one resolved (a map's key after its
+                // entries): the cursor then starts again, as `Lines::at` does.
+                if offset >= last {
+                    assert_eq!(
+                        lines.at_marked(offset, mark),
+                        line_col(&text, offset),
+                        "{text:?} at {offset}"
+                    );
+                    last = offset;
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "only {checked} members checked");
     }
 
     #[test]

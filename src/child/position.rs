@@ -3,7 +3,11 @@
 //! Line breaks are `\n`, `\r\n` and a lone `\r`, as editors count them. A leading
 //! UTF-8 byte order mark is not a column. Offsets are resolved in one linear pass
 //! over the text however many there are, so 20,000 server positions in an 8 MiB
-//! single-line file cost one scan, not 20,000.
+//! single-line file cost one scan, not 20,000. A reader whose parser counted the
+//! line breaks before each offset ([`Lines::at_marked`]) skips even that scan for
+//! the lines between them, and counts only the columns of an offset's own line.
+
+use super::json::LineMark;
 
 /// Position of one byte offset (`offset` past the end clamps to the end).
 pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
@@ -56,6 +60,39 @@ impl<'t> Lines<'t> {
             return line_col(self.text, offset);
         }
         self.at.advance(bytes, target);
+        (self.at.line, self.at.col)
+    }
+
+    /// The position of `offset`, given `mark`: the line breaks before it as the
+    /// parser counted them in the trivia it skipped ([`LineMark`]). The text
+    /// between the last position and `offset` is then not scanned for breaks: on
+    /// the same line only its columns are counted, on a later line only the columns
+    /// from that line's start. A mark that cannot be right for this text (its line
+    /// starts behind the last position, or past `offset`) is ignored and `offset`
+    /// resolved as [`Lines::at`] does.
+    pub(crate) fn at_marked(&mut self, offset: usize, mark: LineMark) -> (u32, u32) {
+        let bytes = self.text.as_bytes();
+        let target = offset.min(bytes.len());
+        let line = mark.breaks.saturating_add(1);
+        if target < self.at.i {
+            return self.at(offset);
+        }
+        if line != self.at.line {
+            if line < self.at.line || mark.line_start < self.at.i || mark.line_start > target {
+                return self.at(offset);
+            }
+            self.at = Cursor {
+                line,
+                col: 1,
+                i: mark.line_start,
+            };
+        }
+        let columns = bytes.get(self.at.i..target).map_or(0, columns_in);
+        self.at.col = self
+            .at
+            .col
+            .saturating_add(u32::try_from(columns).unwrap_or(u32::MAX));
+        self.at.i = target;
         (self.at.line, self.at.col)
     }
 }
@@ -260,6 +297,73 @@ mod tests {
                 step = step % 1500 + 1 + step / 2;
             }
             assert_eq!(lines.at(0), (1, 1));
+        }
+    }
+
+    /// The mark the parser would give: breaks before `offset` and where its line
+    /// starts ([`LineMark`]).
+    fn mark(text: &str, offset: usize) -> LineMark {
+        let b = text.as_bytes();
+        let mut m = LineMark {
+            breaks: 0,
+            line_start: if text.starts_with('\u{FEFF}') { 3 } else { 0 },
+        };
+        for i in 0..offset.min(b.len()) {
+            if b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+                m.breaks += 1;
+                m.line_start = i + 1;
+            }
+        }
+        m
+    }
+
+    /// Positions resolved from marks are `line_col`'s; a mark that cannot be right
+    /// (a line behind the cursor's, a line start behind the cursor or past the
+    /// offset) is ignored rather than trusted, and so is an offset behind the cursor.
+    #[test]
+    fn marked_positions_agree_with_line_col() {
+        let long = "y".repeat(1500);
+        let pieces = [
+            "a", "\n", "\r", "\r\n", "é", "😀", " ", "\u{FEFF}", "\"x\"", &long,
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x7a3c_55e1_9d02_4b6f);
+        for round in 0..3000 {
+            let text = generated.text(&pieces, 24);
+            let mut lines = Lines::new(&text);
+            let mut offset = 0;
+            let mut step = 1;
+            while offset <= text.len() + 1 {
+                let right = mark(&text, offset);
+                let (cursor_line, cursor_i) = (lines.at.line, lines.at.i);
+                let given = match (round + offset) % 5 {
+                    // Impossible marks: a line behind the cursor's; a line start
+                    // past the offset; one behind the cursor, on another line.
+                    1 if right.breaks + 1 == cursor_line && right.breaks > 0 => LineMark {
+                        breaks: right.breaks - 1,
+                        line_start: right.line_start,
+                    },
+                    2 => LineMark {
+                        breaks: right.breaks + 1,
+                        line_start: offset + 1,
+                    },
+                    3 if cursor_i > 0 => LineMark {
+                        breaks: right.breaks + 7,
+                        line_start: 0,
+                    },
+                    _ => right,
+                };
+                let want = line_col(&text, offset);
+                if text.is_char_boundary(offset.min(text.len())) {
+                    assert_eq!(
+                        lines.at_marked(offset, given),
+                        want,
+                        "{text:?} at {offset} given {given:?}"
+                    );
+                }
+                offset += step;
+                step = step % 1500 + 1 + step / 2;
+            }
+            assert_eq!(lines.at_marked(0, mark(&text, 0)), (1, 1));
         }
     }
 
