@@ -1103,7 +1103,14 @@ impl<'a> Parser<'a> {
 
     fn block_comment(&mut self) -> Result<(), SyntaxError> {
         let body = self.pos + 2;
-        match self.text.get(body..).and_then(|rest| rest.find("*/")) {
+        // `memmem` tests both bytes of `*/` at once, a vector at a time; `str::find`
+        // (Two-Way) stepped through a hostile comment of `/* /* …` at a third of
+        // the speed, and its speed moved with how the compiler inlined it.
+        match self
+            .bytes
+            .get(body..)
+            .and_then(|rest| memchr::memmem::find(rest, b"*/"))
+        {
             Some(end) => {
                 self.pos = body + end + 2;
                 Ok(())
