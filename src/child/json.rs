@@ -1081,7 +1081,7 @@ impl<'a> Parser<'a> {
         let span = self.bytes.get(from..self.pos).unwrap_or_default();
         for p in memchr::memchr2_iter(b'\n', b'\r', span) {
             let at = from + p;
-            if self.bytes.get(at) == Some(&b'\n') || self.bytes.get(at + 1) != Some(&b'\n') {
+            if super::position::ends_line(self.bytes, at) {
                 self.line.broken_at(at + 1);
             }
         }
@@ -2114,7 +2114,6 @@ mod tests {
             doc.comments = round % 2 == 1;
             let bom = if round % 7 == 0 { "\u{FEFF}" } else { "" };
             let body = format!("{}{}{}", doc.trivia(), doc.value(0, true), doc.trivia());
-            // Only objects at the top are emitted; others are checked to parse alike.
             let text = format!("{bom}{body}");
             let opts = Options {
                 jsonc: doc.comments,

@@ -148,8 +148,7 @@ impl Cursor {
         } else {
             for p in memchr::memchr2_iter(b'\n', b'\r', segment) {
                 let at = self.i + p;
-                // `\r\n` is one break, counted at the `\n`.
-                if bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n') {
+                if ends_line(bytes, at) {
                     self.line = self.line.saturating_add(1);
                     line_start = Some(p + 1);
                 }
@@ -164,6 +163,12 @@ impl Cursor {
         }
         self.i = target;
     }
+}
+
+/// Whether the `\n` or `\r` at `at` ends a line: `\r\n` is one break, counted
+/// at the `\n`.
+pub(crate) fn ends_line(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at) == Some(&b'\n') || bytes.get(at + 1) != Some(&b'\n')
 }
 
 /// Steps up to this many bytes are first tried as a single line ([`Cursor::advance`]).
