@@ -549,6 +549,20 @@ pub(crate) fn map_anonymous(len: usize, huge: bool) -> Option<*mut u8> {
 }
 
 /// Advise `len` bytes at `start` (a mapping of this process) into huge pages.
+/// Give the pages of `start..start + len` back to the kernel (`MADV_DONTNEED`): the
+/// range stays mapped and reads as zeros when touched again. The allocator's caller
+/// passes page-aligned ranges of blocks no one uses.
+pub(crate) fn discard(start: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: the range is memory this process mapped, page aligned, inside a freed
+    // block nothing refers to; MADV_DONTNEED drops its contents, which no one reads.
+    unsafe {
+        libc::madvise(start.cast(), len, libc::MADV_DONTNEED);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, len);
+}
+
 fn advise_huge(start: *mut u8, len: usize) {
     #[cfg(target_os = "linux")]
     // SAFETY: MADV_HUGEPAGE changes only how the kernel may back the range, never its
