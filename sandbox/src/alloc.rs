@@ -33,10 +33,11 @@
 //!   `String` or `Vec` filled while nothing else allocates copies nothing).
 //!
 //! Every system call it makes (`mmap` without `PROT_EXEC`, `munmap`, `mremap`,
-//! `madvise(MADV_HUGEPAGE)`) is on the child's seccomp allow-list already, for
-//! glibc's allocator; it adds none. Under the child's `RLIMIT_AS` a chunk that
-//! cannot be mapped falls back to one just large enough, and an allocation that
-//! still fails returns null, which Rust turns into the usual out-of-memory abort.
+//! `madvise(MADV_HUGEPAGE)` and `madvise(MADV_DONTNEED)`) is on the child's seccomp
+//! allow-list already, for glibc's allocator; it adds none. Under the child's
+//! `RLIMIT_AS` a chunk that cannot be mapped falls back to one just large enough,
+//! and an allocation that still fails returns null, which Rust turns into the usual
+//! out-of-memory abort.
 //!
 //! # Threads
 //!
