@@ -15,8 +15,8 @@
 //! * serves small blocks (up to [`SMALL_MAX`]) from size classes, four per power of
 //!   two (at most a quarter of a block is slack), each with a free list, carved from
 //!   large chunks by moving a pointer; freed blocks go back to their class's list
-//!   and are reused, never coalesced; the pages of a freed block above
-//!   [`RETURN_ABOVE`] go back to the kernel (the process exit returns the rest).
+//!   and are reused, never coalesced; the pages of a freed block above 128 KiB
+//!   (`RETURN_ABOVE`) go back to the kernel (the process exit returns the rest).
 //!   Blocks up to 1 MiB come from the chunks, on huge pages, because a long answer
 //!   arrives in parts whose lists (a part's servers, a section's decoded entries)
 //!   are hundreds of KiB each: mapped on their own they were faulted in a small page
