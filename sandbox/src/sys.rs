@@ -548,7 +548,6 @@ pub(crate) fn map_anonymous(len: usize, huge: bool) -> Option<*mut u8> {
     Some(start as *mut u8)
 }
 
-/// Advise `len` bytes at `start` (a mapping of this process) into huge pages.
 /// Give the pages of `start..start + len` back to the kernel (`MADV_DONTNEED`): the
 /// range stays mapped and reads as zeros when touched again. The allocator's caller
 /// passes page-aligned ranges of blocks no one uses.
@@ -563,6 +562,7 @@ pub(crate) fn discard(start: *mut u8, len: usize) {
     let _ = (start, len);
 }
 
+/// Advise `len` bytes at `start` (a mapping of this process) into huge pages.
 fn advise_huge(start: *mut u8, len: usize) {
     #[cfg(target_os = "linux")]
     // SAFETY: MADV_HUGEPAGE changes only how the kernel may back the range, never its
