@@ -50,6 +50,12 @@ fn first_scheme_end(text: &[u8]) -> Option<usize> {
     }
 }
 
+/// Whether `url` has a scheme as [`split`] reads one, without splitting the rest:
+/// every launch argument is asked this, and few are URLs.
+pub fn has_scheme(url: &str) -> bool {
+    first_scheme_end(url.as_bytes()).is_some_and(|i| valid_scheme(&url[..i]))
+}
+
 /// Every `://` of `text`, in order (the credential scan's embedded URLs). Two
 /// cannot overlap (`:` is not `/`), so each search starts after the last one found.
 pub(crate) fn scheme_ends(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
