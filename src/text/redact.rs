@@ -127,10 +127,22 @@ fn replace_spans(value: &str, mut spans: Vec<Range<usize>>) -> String {
 /// Unsorted; they may overlap.
 pub fn credential_spans(text: &str) -> Vec<Range<usize>> {
     let mut out = vendor_pattern_spans(text);
-    userinfo_spans(text, &mut out);
-    assignment_spans(text, &mut out);
-    bearer_spans(text, &mut out);
+    // Most printed texts (targets, labels, package names) hold none of the bytes
+    // the other shapes need, and one search for all three replaces a search of
+    // each scan's own.
+    if memchr::memchr3(b':', b'=', b' ', text.as_bytes()).is_some() {
+        separated_spans(text, &mut out);
+    }
     out
+}
+
+/// The shapes of [`credential_spans`] that need a separator, each one of three
+/// bytes: a URL's userinfo the `:` of `://`, a pair its `=` or `:`, a bearer
+/// token the space after `Bearer`.
+fn separated_spans(text: &str, out: &mut Vec<Range<usize>>) {
+    userinfo_spans(text, out);
+    assignment_spans(text, out);
+    bearer_spans(text, out);
 }
 
 /// Characters that end a value or an authority embedded in a longer text.
@@ -345,6 +357,63 @@ fn bearer_spans(text: &str, out: &mut Vec<Range<usize>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Skipping the separated shapes of a text without `:`, `=` or a space finds
+    /// the spans that looking for them finds: a shape let through without one of
+    /// those bytes fails it.
+    #[test]
+    fn texts_without_separators_hold_no_separated_shape() {
+        let pieces = [
+            "a",
+            "-",
+            "_",
+            "/",
+            "@",
+            "#",
+            ".",
+            "?",
+            "&",
+            "x",
+            "7",
+            "K",
+            "token",
+            "bearer",
+            "Bearer",
+            "Authorization",
+            "https",
+            "//",
+            "user",
+            "pw",
+            "ghp_",
+            "sk-",
+            "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4",
+            "${T}",
+            "'",
+            "\"",
+            "\t",
+            "é",
+            ":",
+            "=",
+            " ",
+        ];
+        let mut generated = crate::test_gen::Generated::new(0x9E6C_63D0_676A_9A99);
+        let mut skipped = 0;
+        for _ in 0..40_000 {
+            let text = generated.text(&pieces, 12);
+            let mut every = vendor_pattern_spans(&text);
+            separated_spans(&text, &mut every);
+            let mut found = credential_spans(&text);
+            skipped += usize::from(!text.contains([':', '=', ' ']));
+            every.sort_by_key(|r| (r.start, r.end));
+            found.sort_by_key(|r| (r.start, r.end));
+            assert_eq!(found, every, "{text:?}");
+        }
+        assert!(skipped > 1_000, "{skipped} texts took the shortcut");
+        assert!(has_credential("--token=abc123") && has_credential("Bearer abcdefgh12345678"));
+        assert!(!has_credential(
+            "~/.claude.json#projects[/home/dev/src/project-0]#s0-0"
+        ));
+    }
 
     fn shown(text: &str) -> String {
         display(text).into_owned()
