@@ -31,7 +31,7 @@ use super::safe_text::{safe_text_capped, safe_text_capped_cow, ARGV_CAP};
 use super::url::{split, UrlParts};
 use crate::engines::keys::{is_auth_flag, is_auth_key, is_auth_query_key, is_header_flag};
 use crate::engines::refs::is_secret_reference;
-use crate::engines::secrets::{contains_vendor_pattern, has_vendor_secret, looks_like_token};
+use crate::engines::secrets::{has_vendor_secret, looks_like_token};
 use crate::engines::shell::{split_words, Tok};
 use crate::engines::text::shannon_entropy;
 
@@ -197,34 +197,24 @@ enum Purpose {
 }
 
 fn classify_at_depth(prev: Option<&str>, arg: &str, depth: usize) -> ArgClass {
-    let plain = is_plain_word(arg);
-    let mut out = classify_with(prev, arg, Purpose::Mask, plain);
-    if out.mask {
-        return out;
+    let mut out = classify_for(prev, arg, Purpose::Mask);
+    if !out.mask && has_credential(arg) {
+        out.mask = true;
     }
-    // Of the credential shapes (`credential_spans`), a plain word can hold only a
-    // vendor token: a URL's userinfo needs `://`, a pair `=` or `:`, a bearer token
-    // the space after `Bearer`. Nor is it a script.
-    out.mask = if plain {
-        contains_vendor_pattern(arg)
-    } else {
-        has_credential(arg)
-            || (depth < MAX_SCRIPT_DEPTH
-                && arg.contains(char::is_whitespace)
-                && script_has_masked_word(arg, depth + 1))
-    };
+    if !out.mask && depth < MAX_SCRIPT_DEPTH && arg.contains(char::is_whitespace) {
+        out.mask = script_has_masked_word(arg, depth + 1);
+    }
     out
 }
 
-/// Printable ASCII without `=`, `:` or `{`: most launch arguments (`-y`,
-/// `@scope/pkg@1.2.0`, `./server.js`). Such a word is no JSON object, URL,
-/// `KEY=value` or `Key: value` pair and no script, so of the shape rules only a
-/// vendor token and the flag before it can mask it (rules 1 and 5). Skipping the
-/// other scans took the masking of `npx -y @scope/pkg@1.2.0` from about 240 to
-/// about 135 ns: every uncovered launch of a home is masked for its pin line.
+/// A word without `=`, `:` or `{`: most launch arguments (`-y`, `@scope/pkg@1.2.0`,
+/// `./server.js`). Such a word is no JSON object, URL, `KEY=value` or `Key: value`
+/// pair, so rules 2–4 are not looked for; rule 1, the flag before it (rule 5), the
+/// credential scan and the script split still judge it. Skipping those scans took
+/// the masking of `npx -y @scope/pkg@1.2.0` from about 255 to about 165 ns: every
+/// uncovered launch of a home is masked for its pin line.
 fn is_plain_word(arg: &str) -> bool {
-    arg.bytes()
-        .all(|b| b.is_ascii_graphic() && !matches!(b, b'=' | b':' | b'{'))
+    memchr::memchr3(b'=', b':', b'{', arg.as_bytes()).is_none()
 }
 
 /// Whether a word of the script `text`, judged as an argument after the word before
@@ -648,8 +638,7 @@ mod tests {
     /// The plain-word path decides as every rule would: the mask, and the audit's
     /// credentials, of a generated word after a generated flag are those of the
     /// classification that looks for every shape. A byte let into `is_plain_word`
-    /// that starts a shape (`:` of a URL or pair, `=`, `{`, a space before a bearer
-    /// token or in a script) fails it.
+    /// that starts one of rules 2–4 (`:` of a URL or pair, `=`, `{`) fails it.
     #[test]
     fn plain_words_are_classified_as_every_rule_would() {
         let every_rule = |prev: Option<&str>, arg: &str| {

@@ -50,10 +50,15 @@ fn first_scheme_end(text: &[u8]) -> Option<usize> {
     }
 }
 
+/// Where the scheme [`split`] reads ends (the `:` of its `://`), if `url` has one.
+fn scheme_end(url: &str) -> Option<usize> {
+    first_scheme_end(url.as_bytes()).filter(|&i| valid_scheme(&url[..i]))
+}
+
 /// Whether `url` has a scheme as [`split`] reads one, without splitting the rest:
 /// every launch argument is asked this, and few are URLs.
 pub fn has_scheme(url: &str) -> bool {
-    first_scheme_end(url.as_bytes()).is_some_and(|i| valid_scheme(&url[..i]))
+    scheme_end(url).is_some()
 }
 
 /// Every `://` of `text`, in order (the credential scan's embedded URLs). Two
@@ -68,9 +73,9 @@ pub(crate) fn scheme_ends(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
 }
 
 pub fn split(url: &str) -> UrlParts {
-    let (scheme, auth_start) = match first_scheme_end(url.as_bytes()) {
-        Some(i) if valid_scheme(&url[..i]) => (Some(0..i), i + 3),
-        _ => (None, 0),
+    let (scheme, auth_start) = match scheme_end(url) {
+        Some(i) => (Some(0..i), i + 3),
+        None => (None, 0),
     };
     let rest = &url[auth_start..];
     let auth_end = auth_start + rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
