@@ -226,8 +226,8 @@ impl<'a> LockNamer<'a> {
             // server of the same name finds the plain name given and starts one.
             let mut fresh = NameState::new(name);
             let plain = fresh.candidate(name);
-            if !self.given.contains(plain.as_str()) && !(self.is_taken)(&plain) {
-                return give(&mut self.given, &plain);
+            if let Some(name) = give_if_free(&mut self.given, self.is_taken, &plain) {
+                return name;
             }
             fresh.advance();
             self.states.insert(name.to_string(), fresh);
@@ -239,8 +239,8 @@ impl<'a> LockNamer<'a> {
             let candidate = state.candidate(name);
             // A taken candidate stays taken for the rest of the run: never retried.
             state.advance();
-            if !self.given.contains(candidate.as_str()) && !(self.is_taken)(&candidate) {
-                return give(&mut self.given, &candidate);
+            if let Some(name) = give_if_free(&mut self.given, self.is_taken, &candidate) {
+                return name;
             }
             if matches!(state.progress, Progress::Counter(u64::MAX)) {
                 // Only a contrived `is_taken` gets here.
@@ -250,11 +250,21 @@ impl<'a> LockNamer<'a> {
     }
 }
 
-/// Record `candidate` as given and hand it out.
-fn give(given: &mut HashSet<LockName>, candidate: &str) -> LockName {
+/// `candidate`, recorded as given, unless this run gave it already or `is_taken`
+/// says it is used. One look-up in `given`: the insert is the membership test
+/// (a look-up and then an insert found the slot twice, in a set of one name per
+/// launch that a large home makes too big for the cache). A candidate given
+/// already costs the copy made to insert it, which is rare: most names are free.
+fn give_if_free(
+    given: &mut HashSet<LockName>,
+    is_taken: &dyn Fn(&str) -> bool,
+    candidate: &str,
+) -> Option<LockName> {
+    if is_taken(candidate) {
+        return None;
+    }
     let name: LockName = Arc::from(candidate);
-    given.insert(Arc::clone(&name));
-    name
+    given.insert(Arc::clone(&name)).then_some(name)
 }
 
 /// `<slug>.warden.lock`, or, when `is_taken` says that name is used,
@@ -466,12 +476,14 @@ impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
         let key = launch_key(server, index);
         let hash = std::hash::BuildHasher::hash_one(&self.hasher, &key);
         let next = self.first.len();
-        let number = match self.by_hash.get(&hash) {
-            None => {
-                self.by_hash.insert(hash, next);
+        // One look-up: a new launch's hash is inserted where the search for it ended.
+        let number = match self.by_hash.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(next);
                 next
             }
-            Some(&n) => {
+            std::collections::hash_map::Entry::Occupied(slot) => {
+                let n = *slot.get();
                 let same = self
                     .first
                     .get(n)
@@ -614,14 +626,15 @@ pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
                 }
             }
         };
-        match index_of.get(&name) {
-            Some(&g) => {
-                if let Some(group) = groups.get_mut(g) {
+        // One look-up per server: a new name is inserted where the search ended.
+        match index_of.entry(Arc::clone(&name)) {
+            std::collections::hash_map::Entry::Occupied(slot) => {
+                if let Some(group) = groups.get_mut(*slot.get()) {
                     group.rest.push(s);
                 }
             }
-            None => {
-                index_of.insert(Arc::clone(&name), groups.len());
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(groups.len());
                 groups.push(LockGroup {
                     lock: name,
                     first: s,
