@@ -38,6 +38,7 @@ use crate::hash::{HashMap, HashSet};
 use crate::hash::{HashMapExt, HashSetExt};
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -478,11 +479,11 @@ impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
         let next = self.first.len();
         // One look-up: a new launch's hash is inserted where the search for it ended.
         let number = match self.by_hash.entry(hash) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
+            Entry::Vacant(slot) => {
                 slot.insert(next);
                 next
             }
-            std::collections::hash_map::Entry::Occupied(slot) => {
+            Entry::Occupied(slot) => {
                 let n = *slot.get();
                 let same = self
                     .first
@@ -628,12 +629,12 @@ pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
         };
         // One look-up per server: a new name is inserted where the search ended.
         match index_of.entry(Arc::clone(&name)) {
-            std::collections::hash_map::Entry::Occupied(slot) => {
+            Entry::Occupied(slot) => {
                 if let Some(group) = groups.get_mut(*slot.get()) {
                     group.rest.push(s);
                 }
             }
-            std::collections::hash_map::Entry::Vacant(slot) => {
+            Entry::Vacant(slot) => {
                 slot.insert(groups.len());
                 groups.push(LockGroup {
                     lock: name,
