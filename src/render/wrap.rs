@@ -142,9 +142,9 @@ impl<'b> Lines<'b> {
             // glue before the first is the gap, dropped at the start of a line).
             // Most header lines and cells are such pieces: walking their atoms one
             // character at a time took about 1.3 ms of the large home's text
-            // header (about 4.4 ms in all). ASCII only: its
-            // width is its length, so the width of the whole is the sum of the
-            // atoms' widths, as the walk counts them, whatever the text holds.
+            // header (about 4.4 ms in all). ASCII only: its width is its length,
+            // so the width of the whole is the sum of the atoms' widths, as the
+            // walk counts them, whatever the text holds.
             let trimmed = text.trim_matches(' ');
             if !trimmed.is_empty() {
                 if !self.empty {
