@@ -157,21 +157,15 @@ impl<'b> Lines<'b> {
             }
             return self;
         }
-        self.push_atoms(gap, text, whole, breaks, sgr)
+        self.push_atoms(gap, text, breaks, sgr)
     }
 
     /// [`Lines::push`] one atom at a time, breaking the line where the next does
-    /// not fit; `whole` is the display width of `text`.
-    fn push_atoms(
-        &mut self,
-        gap: &str,
-        text: &str,
-        whole: usize,
-        breaks: Breaks,
-        sgr: &str,
-    ) -> &mut Self {
+    /// not fit.
+    fn push_atoms(&mut self, gap: &str, text: &str, breaks: Breaks, sgr: &str) -> &mut Self {
         // A piece that fits on a line of its own is not broken to fill this one:
         // `~/.config/Code/User/mcp.json:4` reads better whole on the next line.
+        let whole = display_width(text);
         if !self.empty
             && self.used + display_width(gap) + whole > self.width
             && self.rest_width + whole <= self.width
@@ -301,7 +295,7 @@ mod tests {
             let mut b = Lines::new(&mut slow, width, first, "  ", color);
             for (gap, text, breaks) in &pieces {
                 a.push(gap, text, *breaks, sgr);
-                b.push_atoms(gap, text, display_width(text), *breaks, sgr);
+                b.push_atoms(gap, text, *breaks, sgr);
                 assert_eq!(
                     (a.used, a.empty),
                     (b.used, b.empty),
