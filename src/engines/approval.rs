@@ -294,31 +294,101 @@ pub struct Join {
     allowing: Vec<usize>,
 }
 
-/// A session's `projects[<path>]` key: the longest key `dir` is in.
-fn section_key(sections: &HashMap<&Path, Vec<usize>>, dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|a| sections.contains_key(a))
-        .map(Path::to_path_buf)
+/// The `projects[<path>]` section keys, each with its sections (every copy of a
+/// key), in the order of each key's first section.
+struct SectionKeys<'r> {
+    keys: Vec<(&'r Path, Vec<usize>)>,
+    /// Key → its place in `keys`.
+    index: HashMap<&'r Path, usize>,
+}
+
+impl<'r> SectionKeys<'r> {
+    /// Sized once (for at most `n` keys): grown by doubling, the table of a large
+    /// home's keys was rehashed a dozen times.
+    fn with_capacity(n: usize) -> SectionKeys<'r> {
+        SectionKeys {
+            keys: Vec::with_capacity(n),
+            index: HashMap::with_capacity(n),
+        }
+    }
+
+    fn add(&mut self, key: &'r Path, section: usize) {
+        match self.index.entry(key) {
+            std::collections::hash_map::Entry::Occupied(at) => {
+                if let Some((_, list)) = self.keys.get_mut(*at.get()) {
+                    list.push(section);
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(at) => {
+                at.insert(self.keys.len());
+                self.keys.push((key, vec![section]));
+            }
+        }
+    }
+
+    /// The key equal to `dir` as a path, as the first section spelled it, and its
+    /// sections.
+    fn get_key_value(&self, dir: &Path) -> Option<(&'r Path, &[usize])> {
+        let (key, list) = self.keys.get(*self.index.get(dir)?)?;
+        Some((*key, list.as_slice()))
+    }
+}
+
+/// A directory a session may start in, with the sources only a session there
+/// reads: the settings files of the directory itself, and its `projects[<path>]`
+/// key (the longest key `dir` is in) with that key's sections.
+struct Candidate<'r> {
+    dir: &'r Path,
+    files: Option<&'r [usize]>,
+    section: Option<(&'r Path, &'r [usize])>,
+}
+
+impl<'r> Candidate<'r> {
+    /// `dir`'s lists, looked up in the maps of settings files and sections by
+    /// directory: what the directories that are not a section's key need.
+    fn look_up(
+        dir: &'r Path,
+        files: &'r HashMap<&'r Path, Vec<usize>>,
+        sections: &'r SectionKeys<'r>,
+    ) -> Candidate<'r> {
+        Candidate {
+            dir,
+            files: files.get(dir).map(Vec::as_slice),
+            // The key as `dir` spells it (a key equal as a path may be spelled
+            // with a trailing `/`).
+            section: dir.ancestors().find_map(|a| {
+                sections
+                    .get_key_value(a)
+                    .map(|(_, in_section)| (a, in_section))
+            }),
+        }
+    }
 }
 
 impl Join {
     pub fn new(report: &Report) -> Join {
-        let settings: Vec<usize> = (0..report.sources.len())
-            .filter(|&i| report.sources[i].settings.iter().any(|s| decides(&s.value)))
-            .collect();
-        let mut global = Decisions::default();
-        // Session-specific settings by directory: project settings files by their
-        // directory, `projects[<path>]` sections by their key.
-        let mut files: HashMap<&Path, Vec<usize>> = HashMap::new();
-        let mut sections: HashMap<&Path, Vec<usize>> = HashMap::new();
+        // One pass over the sources (a `~/.claude.json` can hold tens of thousands of
+        // project sections, each a source read here for the first time on this
+        // thread): those with a setting that `decides` anything, whether each is a
+        // `projects[<path>]` section (the test compares the label with the key), and
+        // the sections by key.
+        let mut settings: Vec<usize> = Vec::new();
+        let mut section_source: Vec<bool> = Vec::with_capacity(report.sources.len());
+        let mut sections = SectionKeys::with_capacity(report.sources.len());
         for (i, source) in report.sources.iter().enumerate() {
-            let Some(dir) = source.project_dir.as_deref() else {
-                continue;
-            };
-            if is_project_section(source) {
-                sections.entry(dir).or_default().push(i);
+            if source.settings.iter().any(|s| decides(&s.value)) {
+                settings.push(i);
+            }
+            let section = is_project_section(source);
+            section_source.push(section);
+            if let (true, Some(dir)) = (section, source.project_dir.as_deref()) {
+                sections.add(dir, i);
             }
         }
+        let mut global = Decisions::default();
+        // Session-specific settings by directory: project settings files by their
+        // directory (`sections` has the sections by key).
+        let mut files: HashMap<&Path, Vec<usize>> = HashMap::new();
         for &i in &settings {
             let source = &report.sources[i];
             if !source
@@ -330,7 +400,7 @@ impl Join {
             }
             match source.project_dir.as_deref() {
                 None => global.add(i, source),
-                Some(dir) if !is_project_section(source) => files.entry(dir).or_default().push(i),
+                Some(dir) if !section_source[i] => files.entry(dir).or_default().push(i),
                 Some(_) => {}
             }
         }
@@ -353,48 +423,77 @@ impl Join {
                 homes_dirs.push(dir);
             }
         }
-        let mut dirs: Vec<PathBuf> = vec![report.cwd.clone()];
-        let mut seen: crate::hash::HashSet<&Path> = Default::default();
-        seen.insert(report.cwd.as_path());
+        let cwd = report.cwd.as_path();
         // Keep the order stable (report order of the sources) for witnesses: each
         // directory by its first source, a settings file's before a section's. The
-        // key is looked up once per directory, not once per comparison (a
-        // `~/.claude.json` can hold tens of thousands of sections).
-        let mut keyed: Vec<(usize, &Path)> = Vec::with_capacity(sections.len() + files.len());
-        for dir in sections.keys().chain(files.keys()) {
-            if seen.insert(dir) {
-                let first = files
-                    .get(dir)
-                    .or_else(|| sections.get(dir))
-                    .and_then(|v| v.first().copied())
-                    .unwrap_or(usize::MAX);
-                keyed.push((first, dir));
+        // section keys are in that order already, and each comes with its list (a
+        // key is the longest key its directory is in), so a `~/.claude.json` with
+        // tens of thousands of sections is neither sorted nor looked up again; the
+        // directories of settings files, few, are sorted and merged in. A directory
+        // with both is spelled as the key, and ordered by its first settings file.
+        let mut by_files: Vec<(usize, Candidate<'_>)> = files
+            .iter()
+            .filter(|&(&dir, _)| dir != cwd)
+            .map(|(&dir, in_files)| {
+                let first = in_files.first().copied().unwrap_or(usize::MAX);
+                let candidate = match sections.get_key_value(dir) {
+                    Some((key, in_section)) => Candidate {
+                        dir: key,
+                        files: Some(in_files),
+                        section: Some((key, in_section)),
+                    },
+                    None => Candidate::look_up(dir, &files, &sections),
+                };
+                (first, candidate)
+            })
+            .collect();
+        by_files.sort_by_key(|&(first, _)| first);
+        let mut by_files = by_files.into_iter().peekable();
+        let mut dirs: Vec<Candidate<'_>> =
+            Vec::with_capacity(1 + sections.keys.len() + files.len() + homes_dirs.len());
+        dirs.push(Candidate::look_up(cwd, &files, &sections));
+        // Found once, not compared with every key.
+        let cwd_key = sections.index.get(cwd).copied();
+        for (k, (key, in_section)) in sections.keys.iter().enumerate() {
+            if Some(k) == cwd_key || files.contains_key(key) {
+                continue;
             }
+            let first = in_section.first().copied().unwrap_or(usize::MAX);
+            while let Some((_, candidate)) = by_files.next_if(|&(f, _)| f < first) {
+                dirs.push(candidate);
+            }
+            dirs.push(Candidate {
+                dir: key,
+                files: None,
+                section: Some((key, in_section)),
+            });
         }
-        keyed.sort_by_key(|&(first, _)| first);
-        dirs.extend(keyed.into_iter().map(|(_, dir)| dir.to_path_buf()));
+        dirs.extend(by_files.map(|(_, candidate)| candidate));
+        let mut homes_seen: crate::hash::HashSet<&Path> = crate::hash::HashSet::new();
         for dir in homes_dirs {
-            if seen.insert(dir) {
-                dirs.push(dir.to_path_buf());
+            let known = dir == cwd || sections.index.contains_key(dir) || files.contains_key(dir);
+            if !known && homes_seen.insert(dir) {
+                dirs.push(Candidate::look_up(dir, &files, &sections));
             }
         }
         let sessions: Vec<Session> = dirs
             .into_iter()
-            .map(|dir| {
-                let section = section_key(&sections, &dir);
+            .map(|candidate| {
                 let mut own = Decisions::default();
                 // Claude Code reads a session's settings files from its own
                 // directory only, and one `projects[<key>]` (every copy of a key).
-                for &i in files.get(dir.as_path()).into_iter().flatten() {
+                for &i in candidate.files.into_iter().flatten() {
                     own.add(i, &report.sources[i]);
                 }
-                if let Some(key) = &section {
-                    for &i in sections.get(key.as_path()).into_iter().flatten() {
-                        own.add(i, &report.sources[i]);
-                    }
+                for &i in candidate.section.into_iter().flat_map(|(_, list)| list) {
+                    own.add(i, &report.sources[i]);
                 }
                 own.finish();
-                Session { dir, section, own }
+                Session {
+                    dir: candidate.dir.to_path_buf(),
+                    section: candidate.section.map(|(key, _)| key.to_path_buf()),
+                    own,
+                }
             })
             .collect();
         let mut homes: HashMap<usize, (Vec<usize>, Vec<usize>)> = HashMap::new();
@@ -1084,6 +1183,116 @@ pub(crate) mod tests {
 
     fn hit(rule: RuleId, target: &str) -> (RuleId, String) {
         (rule, target.to_string())
+    }
+
+    /// The sessions, as the join spells and orders them: cwd's, then each directory
+    /// by its first source (a settings file's before a section's), then the homes of
+    /// project servers; each with the longest section key its directory is in.
+    /// Written out here the plain way, over maps, on reports whose keys repeat,
+    /// nest, are spelled with and without a trailing `/`, and meet cwd.
+    #[test]
+    fn sessions_are_the_directories_of_their_first_sources_in_order() {
+        let dirs = [
+            "/p", "/p/a", "/p/a/", "/p/a/b", "/p/c", "/p/c/", "/q", "/q/r/s",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for round in 0..200 {
+            let mut f = Fixture::new(["/p/c", "/p/c/", "/w", "/q/r/s/t"][round % 4]);
+            for _ in 0..(1 + next(14)) {
+                let dir = dirs[next(dirs.len())];
+                match next(3) {
+                    0 => {
+                        let label = format!("~/.claude.json#projects[{dir}]");
+                        f.source(
+                            Client::ClaudeCode,
+                            Layer::Local,
+                            &label,
+                            Some(dir),
+                            vec![SettingValue::EnableAllProjectServers(true)],
+                        );
+                    }
+                    1 => {
+                        let label = format!("{dir}/.claude/settings.json");
+                        f.source(
+                            Client::ClaudeCode,
+                            Layer::Project,
+                            &label,
+                            Some(dir),
+                            vec![SettingValue::EnableAllProjectServers(next(2) == 0)],
+                        );
+                    }
+                    _ => {
+                        let label = format!("{dir}/.mcp.json");
+                        let mcp = f.source(
+                            Client::ClaudeCode,
+                            Layer::Project,
+                            &label,
+                            Some(dir),
+                            vec![],
+                        );
+                        f.server(mcp, "s");
+                    }
+                }
+            }
+            let report = &f.report;
+            let section_of = |i: usize| is_project_section(&report.sources[i]);
+            let mut sections: std::collections::HashMap<&Path, Vec<usize>> = Default::default();
+            let mut files: std::collections::HashMap<&Path, Vec<usize>> = Default::default();
+            for (i, source) in report.sources.iter().enumerate() {
+                let Some(dir) = source.project_dir.as_deref() else {
+                    continue;
+                };
+                if section_of(i) {
+                    sections.entry(dir).or_default().push(i);
+                } else if !source.settings.is_empty() {
+                    files.entry(dir).or_default().push(i);
+                }
+            }
+            let mut seen: std::collections::HashSet<&Path> = Default::default();
+            seen.insert(&report.cwd);
+            let mut keyed = Vec::new();
+            for dir in sections.keys().chain(files.keys()) {
+                if seen.insert(dir) {
+                    let list = files.get(dir).or_else(|| sections.get(dir));
+                    keyed.push((list.and_then(|l| l.first().copied()), *dir));
+                }
+            }
+            keyed.sort_by_key(|&(first, _)| first);
+            let mut expected: Vec<&Path> = vec![&report.cwd];
+            expected.extend(keyed.into_iter().map(|(_, dir)| dir));
+            for server in &report.servers {
+                let home = report.sources[server.source].project_dir.as_deref();
+                if let Some(home) =
+                    home.filter(|h| is_project_server(report, server) && seen.insert(h))
+                {
+                    expected.push(home);
+                }
+            }
+            let spelled = |dir: &Path| {
+                let key = dir.ancestors().find(|a| sections.contains_key(a));
+                (
+                    dir.as_os_str().to_owned(),
+                    key.map(|k| k.as_os_str().to_owned()),
+                )
+            };
+            let expected: Vec<_> = expected.into_iter().map(spelled).collect();
+            let join = Join::new(report);
+            let got: Vec<_> = join
+                .sessions
+                .iter()
+                .map(|s| {
+                    let section = s.section.as_ref().map(|k| k.as_os_str().to_owned());
+                    (s.dir.as_os_str().to_owned(), section)
+                })
+                .collect();
+            assert_eq!(got, expected, "round {round}");
+        }
     }
 
     #[test]
