@@ -31,6 +31,7 @@ use crate::protocol::{
 };
 use crate::reading::expand::Known;
 use crate::reading::{self, FileReaders, Reader};
+use crate::render::lock_names::{naming_input, NamingInput};
 use crate::render::next_steps::APPROVER_PLACEHOLDER;
 use crate::rules::{RuleId, Severity};
 use crate::suppress::{self, UserFile};
@@ -563,10 +564,16 @@ pub fn scan(
         }
     }
     super::resources::phase("collected");
-    audit_servers(&mut report.servers, pending, &readable_locks, opts.mode);
+    let audited = audit_servers(
+        &mut report.servers,
+        pending,
+        &readable_locks,
+        opts.mode,
+        opts.name_locks,
+    );
     super::resources::phase("audited");
     // Both modes: approval posture is part of the auth audit.
-    judge_approvals_and_name_locks(&mut report, opts.name_locks.then_some(&opts.cwd));
+    judge_approvals_and_name_locks(&mut report, opts.name_locks.then_some(&opts.cwd), &audited);
     super::resources::phase("approved_and_named");
     if let Some(file) = ignore_file {
         apply_suppressions(
@@ -592,18 +599,25 @@ pub fn scan(
 ///
 /// A home with fewer than [`SERVERS_PER_THREAD`] servers decides both here: on a
 /// small home starting the thread cost more than the join it took over.
-fn judge_approvals_and_name_locks(report: &mut Report, name_in: Option<&Path>) {
+///
+/// `audited` is what [`audit_servers`] left of each server's audit: the inputs of
+/// naming it worked out ahead.
+fn judge_approvals_and_name_locks(
+    report: &mut Report,
+    name_in: Option<&Path>,
+    audited: &[Pending],
+) {
     let Some(cwd) = name_in else {
         engines::approval::apply(report);
         return;
     };
     let beside = report.servers.len() >= SERVERS_PER_THREAD;
-    approvals_and_names(report, cwd, beside);
+    approvals_and_names(report, cwd, beside, audited);
 }
 
 /// The join and the lock names of [`judge_approvals_and_name_locks`]: with
 /// `beside`, the join on a thread of its own while this one names the locks.
-fn approvals_and_names(report: &mut Report, cwd: &Path, beside: bool) {
+fn approvals_and_names(report: &mut Report, cwd: &Path, beside: bool, audited: &[Pending]) {
     let shared = &*report;
     let (approvals, names) = std::thread::scope(|scope| {
         let judging = beside.then(|| {
@@ -611,7 +625,7 @@ fn approvals_and_names(report: &mut Report, cwd: &Path, beside: bool) {
                 .name("approvals".into())
                 .spawn_scoped(scope, || engines::approval::judge(shared))
         });
-        let names = name_locks(shared, cwd);
+        let names = name_locks(shared, cwd, audited);
         let approvals = match judging {
             Some(Ok(thread)) => thread
                 .join()
@@ -628,7 +642,11 @@ fn approvals_and_names(report: &mut Report, cwd: &Path, beside: bool) {
 /// The lock name of every uncovered server ([`crate::render::lock_names`]), none
 /// of them a file already in `cwd`, where a pin writes its lock: one listing of
 /// `cwd` instead of a stat per server.
-fn name_locks(report: &Report, cwd: &Path) -> crate::render::lock_names::LockNames {
+fn name_locks(
+    report: &Report,
+    cwd: &Path,
+    audited: &[Pending],
+) -> crate::render::lock_names::LockNames {
     let existing: crate::hash::HashSet<std::ffi::OsString> = std::fs::read_dir(cwd)
         .map(|entries| {
             entries
@@ -637,9 +655,14 @@ fn name_locks(report: &Report, cwd: &Path) -> crate::render::lock_names::LockNam
                 .collect()
         })
         .unwrap_or_default();
-    crate::render::lock_names::decide_lock_names(report, &|name: &str| {
-        existing.contains(std::ffi::OsStr::new(name))
-    })
+    crate::render::lock_names::decide_lock_names_ahead(
+        report,
+        &|name: &str| existing.contains(std::ffi::OsStr::new(name)),
+        &|i| match audited.get(i) {
+            Some(Pending::Coverage(input)) => input.as_ref(),
+            _ => None,
+        },
+    )
 }
 
 /// One part of a config's answer, collected, and the job it belongs to.
@@ -691,13 +714,14 @@ fn parse_collecting_parts(
                 if judge.is_none() && !judge_failed {
                     let (send, receive) = std::sync::mpsc::channel::<JobPart>();
                     let mode = opts.mode;
+                    let naming = opts.name_locks;
                     let work = move || {
                         let mut parts = none();
                         for (job, mut part) in receive {
                             // Once the child is done the core it used is free: what is
                             // left to judge is judged on every core (`audit_servers`).
                             if !child_done.load(std::sync::atomic::Ordering::Relaxed) {
-                                part.judge_servers(mode);
+                                part.judge_servers(mode, naming);
                             }
                             if let Some(list) = parts.get_mut(job) {
                                 list.push(part);
@@ -1260,8 +1284,10 @@ enum Pending {
     Whole(Vec<Ambiguity>),
     /// Only its coverage: every other finding was judged while the child was still
     /// parsing ([`Collected::judge_servers`]), because coverage needs the locks, which
-    /// the child reads last.
-    Coverage,
+    /// the child reads last. With what naming its lock needs, when the locks are
+    /// named and it was worked out then, where the server's words were just read
+    /// (see [`crate::render::lock_names`]).
+    Coverage(Option<NamingInput>),
 }
 
 /// What the parts of one answer added, ahead of the answer (see `scan`): the
@@ -1282,13 +1308,14 @@ impl Collected {
         }
     }
 
-    /// Judge every server except for its coverage ([`judge`]): servers are
-    /// independent, so what a part's servers are found to hold does not wait for the
-    /// rest of the file.
-    fn judge_servers(&mut self, mode: ScanMode) {
+    /// Judge every server except for its coverage ([`judge`]), and with `naming`
+    /// work out what naming its lock needs: servers are independent, so what a
+    /// part's servers are found to hold does not wait for the rest of the file.
+    fn judge_servers(&mut self, mode: ScanMode, naming: bool) {
         for (server, pending) in self.report.servers.iter_mut().zip(&mut self.pending) {
-            if let Pending::Whole(reasons) = std::mem::replace(pending, Pending::Coverage) {
-                judge(server, &reasons, mode);
+            if let Pending::Whole(reasons) = pending {
+                judge(server, reasons, mode);
+                *pending = Pending::Coverage(naming.then(|| naming_input(server)));
             }
         }
     }
@@ -1602,30 +1629,40 @@ const SERVERS_PER_THREAD: usize = 1024;
 const CHUNKS_PER_THREAD: usize = 8;
 
 /// A share of the servers to audit, with what is left of each one's audit.
-type Chunk<'a> = (&'a mut [AuditedServer], &'a [Pending]);
+type Chunk<'a> = (&'a mut [AuditedServer], &'a mut [Pending]);
 
 /// Decide coverage and findings for every server: all of each one's audit, or
 /// only its coverage where the rest was judged while the child parsed. Servers are
 /// independent, so a large report (a `~/.claude.json` with thousands of projects)
 /// is split across the available cores; each server's result is the same whichever
 /// thread computes it, and the report keeps its order.
+///
+/// With `naming`, what naming needs of each uncovered server is worked out too,
+/// where it was not while the child parsed. Returns what is left of each server's
+/// audit: its coverage, with those inputs.
 fn audit_servers(
     servers: &mut [AuditedServer],
     mut pending: Vec<Pending>,
     locks: &[(String, LockSummary)],
     mode: ScanMode,
-) {
+    naming: bool,
+) -> Vec<Pending> {
     // One entry per server, whatever the caller collected: a server must never drop
     // out of the audit because the two lists disagree in length.
     pending.resize(servers.len(), Pending::Whole(Vec::new()));
-    let pending = pending.as_slice();
     let index = locks::LockIndex::new(locks);
-    let audit = |servers: &mut [AuditedServer], pending: &[Pending]| {
+    let audit = |servers: &mut [AuditedServer], pending: &mut [Pending]| {
         for (server, pending) in servers.iter_mut().zip(pending) {
             if let Pending::Whole(reasons) = pending {
                 judge(server, reasons, mode);
+                *pending = Pending::Coverage(None);
             }
             cover(server, &index, mode);
+            if let Pending::Coverage(input @ None) = pending {
+                if naming && server.coverage == Coverage::None {
+                    *input = Some(naming_input(server));
+                }
+            }
         }
     };
     let to_judge = pending
@@ -1643,8 +1680,8 @@ fn audit_servers(
             .clamp(1, 8)
     };
     if threads == 1 {
-        audit(servers, pending);
-        return;
+        audit(servers, &mut pending);
+        return pending;
     }
     // Each worker, this thread included, takes the next untaken chunk; a thread that
     // cannot be started leaves its share to the others instead of failing the run.
@@ -1653,7 +1690,7 @@ fn audit_servers(
     let chunk = servers.len().div_ceil(threads * CHUNKS_PER_THREAD);
     let chunks: Vec<Mutex<Option<Chunk<'_>>>> = servers
         .chunks_mut(chunk)
-        .zip(pending.chunks(chunk))
+        .zip(pending.chunks_mut(chunk))
         .map(|c| Mutex::new(Some(c)))
         .collect();
     let work = || {
@@ -1672,6 +1709,8 @@ fn audit_servers(
         }
         work();
     });
+    drop(chunks);
+    pending
 }
 
 /// Display keys, unique by construction (DOCTOR.md §1).
@@ -2576,7 +2615,7 @@ mod tests {
             }
         };
         let pending: Vec<Pending> = (0..n).map(|i| Pending::Whole(flag(i))).collect();
-        audit_servers(&mut servers, pending.clone(), &[], ScanMode::Doctor);
+        audit_servers(&mut servers, pending.clone(), &[], ScanMode::Doctor, false);
         for (i, server) in servers.iter().enumerate() {
             let alone = unaudited(i);
             let expected = server_findings(
@@ -2593,7 +2632,13 @@ mod tests {
         }
         // A short flag list never drops a server from the audit.
         let mut servers: Vec<AuditedServer> = (0..n).map(unaudited).collect();
-        audit_servers(&mut servers, pending[..10].to_vec(), &[], ScanMode::Doctor);
+        audit_servers(
+            &mut servers,
+            pending[..10].to_vec(),
+            &[],
+            ScanMode::Doctor,
+            false,
+        );
         assert!(servers.iter().all(|s| !s.findings.is_empty()));
     }
 
@@ -2610,7 +2655,7 @@ mod tests {
         for mode in [ScanMode::Doctor, ScanMode::AuthAudit] {
             let mut whole: Vec<AuditedServer> = (0..n).map(unaudited).collect();
             let pending: Vec<Pending> = (0..n).map(|i| Pending::Whole(flag(i))).collect();
-            audit_servers(&mut whole, pending.clone(), &[], mode);
+            audit_servers(&mut whole, pending.clone(), &[], mode, false);
             // Every third server judged ahead, as a part's are while the child parses.
             let mut ahead = Collected::new();
             ahead.report.servers = (0..n).map(unaudited).collect();
@@ -2619,13 +2664,13 @@ mod tests {
                 let mut part = Collected::new();
                 part.report.servers = vec![unaudited(first)];
                 part.pending = vec![Pending::Whole(flag(first))];
-                part.judge_servers(mode);
-                assert_eq!(part.pending, vec![Pending::Coverage]);
+                part.judge_servers(mode, false);
+                assert_eq!(part.pending, vec![Pending::Coverage(None)]);
                 ahead.report.servers[first] = part.report.servers.remove(0);
-                ahead.pending[first] = Pending::Coverage;
+                ahead.pending[first] = Pending::Coverage(None);
             }
             let mut servers = ahead.report.servers;
-            audit_servers(&mut servers, ahead.pending, &[], mode);
+            audit_servers(&mut servers, ahead.pending, &[], mode, false);
             assert!(servers == whole, "{mode:?}");
             // Coverage is added once: a judged server audited again keeps one copy.
             let no_lock = |s: &AuditedServer| {
@@ -2720,7 +2765,7 @@ mod tests {
             for sections in projects.chunks(n) {
                 let mut part = collect_part(&file, sections.to_vec());
                 if let Some(mode) = judge_as {
-                    part.judge_servers(mode);
+                    part.judge_servers(mode, false);
                 }
                 parts.push(part);
             }
@@ -2740,7 +2785,7 @@ mod tests {
         };
         for mode in [ScanMode::Doctor, ScanMode::AuthAudit] {
             let audited = |(mut report, pending, warnings): (Report, Vec<Pending>, String)| {
-                audit_servers(&mut report.servers, pending, &[], mode);
+                audit_servers(&mut report.servers, pending, &[], mode, false);
                 (report, warnings)
             };
             let whole = audited(added(&config, None, None));
@@ -2750,7 +2795,10 @@ mod tests {
             for per_part in [1, 7, 256] {
                 let (report, pending, warnings) = added(&config, Some(per_part), Some(mode));
                 // Every server but the top-level section's (source 0) came in a part.
-                let judged = pending.iter().filter(|p| **p == Pending::Coverage).count();
+                let judged = pending
+                    .iter()
+                    .filter(|p| matches!(p, Pending::Coverage(_)))
+                    .count();
                 let top_level = report.servers.iter().filter(|s| s.source == 0).count();
                 assert_eq!(
                     judged + top_level,
@@ -2937,10 +2985,10 @@ mod tests {
 
         // Both ways: the join beside the names (a large home), and here (a small one).
         let mut here = f.report.clone();
-        approvals_and_names(&mut here, t.path(), false);
+        approvals_and_names(&mut here, t.path(), false, &[]);
         assert_eq!(here, in_turn);
         let mut beside = f.report;
-        approvals_and_names(&mut beside, t.path(), true);
+        approvals_and_names(&mut beside, t.path(), true, &[]);
         assert_eq!(beside, in_turn);
         let named: Vec<Option<&str>> = beside
             .servers

@@ -33,12 +33,23 @@
 //! keeps how far its search got and the next server of that name
 //! resumes there: every candidate of a name is tried at most once, and the names are
 //! exactly those the restarting search would give.
+//!
+//! # Worked out ahead
+//!
+//! What naming asks of each server alone, its slug and the hash of its launch
+//! ([`NamingInput`]), doctor works out while it judges the server, on the auditing
+//! threads, where the server's words were just read; naming itself is a pass in
+//! report order on one thread (the first server of a launch gets the name), and on
+//! a large home it was the longest step after the audit. The names given are those
+//! of the same pass without the inputs: the slug is [`lock_slug`]'s and the hash is
+//! made by the one hasher [`Launches`] uses ([`LAUNCH_HASHER`]).
 
 use crate::hash::{HashMap, HashSet};
 use crate::hash::{HashMapExt, HashSetExt};
 
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -156,9 +167,9 @@ struct NameState {
 const HASH_DIGITS: usize = 64;
 
 impl NameState {
-    fn new(name: &str) -> NameState {
+    fn new(slug: String) -> NameState {
         NameState {
-            slug: lock_slug(name),
+            slug,
             hex: None,
             progress: Progress::Plain,
         }
@@ -202,6 +213,9 @@ pub struct LockNamer<'a> {
     is_taken: &'a dyn Fn(&str) -> bool,
     given: HashSet<LockName>,
     states: HashMap<String, NameState>,
+    /// The plain name being tried, in one buffer for every server: most names are
+    /// free at once, and are then copied once, into the name given.
+    plain: String,
 }
 
 impl<'a> LockNamer<'a> {
@@ -212,6 +226,7 @@ impl<'a> LockNamer<'a> {
             is_taken,
             given: HashSet::new(),
             states: HashMap::new(),
+            plain: String::new(),
         }
     }
 
@@ -222,14 +237,31 @@ impl<'a> LockNamer<'a> {
 
     /// The next free name for a server called `name`.
     pub fn name(&mut self, name: &str) -> LockName {
+        self.name_slugged(name, None)
+    }
+
+    /// [`Self::name`], with the slug of `name` when it was worked out ahead
+    /// (`None`: worked out here).
+    fn name_slugged(&mut self, name: &str, slug: Option<&str>) -> LockName {
         if !self.states.contains_key(name) {
             // Most names are free at once: no search state is kept for them. A later
             // server of the same name finds the plain name given and starts one.
-            let mut fresh = NameState::new(name);
-            let plain = fresh.candidate(name);
-            if let Some(name) = give_if_free(&mut self.given, self.is_taken, &plain) {
+            let worked_out;
+            let slug = match slug {
+                Some(slug) => slug,
+                None => {
+                    worked_out = lock_slug(name);
+                    &worked_out
+                }
+            };
+            // The candidate of a fresh search (`NameState::candidate`).
+            self.plain.clear();
+            self.plain.push_str(slug);
+            self.plain.push_str(LOCK_SUFFIX);
+            if let Some(name) = give_if_free(&mut self.given, self.is_taken, &self.plain) {
                 return name;
             }
+            let mut fresh = NameState::new(slug.to_string());
             fresh.advance();
             self.states.insert(name.to_string(), fresh);
         }
@@ -437,6 +469,56 @@ pub fn launch_key(server: &AuditedServer, index: usize) -> LaunchKey<'_> {
     }
 }
 
+/// The hasher of every launch key hashed for naming, ahead ([`naming_input`]) or
+/// while naming ([`Launches`]): one seed per process, so both hashes of a launch
+/// agree. Seeded at random like every table's, so a config cannot choose launches
+/// whose hashes collide.
+static LAUNCH_HASHER: std::sync::LazyLock<foldhash::fast::RandomState> =
+    std::sync::LazyLock::new(foldhash::fast::RandomState::default);
+
+/// What naming needs of one server that depends on nothing else: the hash of its
+/// launch key, and its slug. Worked out ahead (see [Worked out ahead](self)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamingInput {
+    /// The hash of the launch key; `None` for a launch that starts nothing, whose key
+    /// is the server's place in the report.
+    launch_hash: Option<u64>,
+    /// [`lock_slug`] of the name; `None` when that is the name itself (most names).
+    slug: Option<Box<str>>,
+}
+
+/// The [`NamingInput`] of `server`.
+pub fn naming_input(server: &AuditedServer) -> NamingInput {
+    let launch_hash = match server.spec.launch {
+        Launch::Nothing => None,
+        // The place is part of the key only for a launch that starts nothing.
+        _ => Some(LAUNCH_HASHER.hash_one(launch_key(server, 0))),
+    };
+    let name = server.name.as_str();
+    let slug = if is_own_slug(name) && matches!(redacted(name), Cow::Borrowed(_)) {
+        // What `lock_slug` answers for such a name, without making a copy to compare.
+        None
+    } else {
+        let slug = lock_slug(name);
+        (slug != name).then(|| slug.into_boxed_str())
+    };
+    NamingInput { launch_hash, slug }
+}
+
+/// Whether [`slug_of`] leaves `name` as it is: runs of `[a-z0-9]` joined by single
+/// `-`, at most [`MAX_SLUG`] bytes (most names: `s0-1`, `github`). With nothing in
+/// it redacted, such a name is its own [`lock_slug`].
+fn is_own_slug(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= MAX_SLUG
+        && b.first() != Some(&b'-')
+        && b.last() != Some(&b'-')
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && !b.windows(2).any(|w| w == b"--")
+}
+
 /// The launches of a run's servers, each numbered in the order it first appears.
 ///
 /// A table of the keys themselves (about 90 bytes each) was most of the fresh
@@ -457,7 +539,7 @@ struct Launches<'s, S = foldhash::fast::RandomState> {
 
 impl<'s> Launches<'s> {
     fn with_capacity(n: usize) -> Launches<'s> {
-        Launches::with_hasher(n, foldhash::fast::RandomState::default())
+        Launches::with_hasher(n, LAUNCH_HASHER.clone())
     }
 }
 
@@ -474,8 +556,19 @@ impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
     /// The number of the launch of `server` (at `index` of the report), and whether
     /// it is a new one.
     fn number(&mut self, server: &'s AuditedServer, index: usize) -> (usize, bool) {
-        let key = launch_key(server, index);
-        let hash = std::hash::BuildHasher::hash_one(&self.hasher, &key);
+        self.number_hashed(server, index, None)
+    }
+
+    /// [`Self::number`], with the hash of the server's launch key when it was
+    /// made ahead, by this table's hasher (`None`: made here).
+    fn number_hashed(
+        &mut self,
+        server: &'s AuditedServer,
+        index: usize,
+        hash: Option<u64>,
+    ) -> (usize, bool) {
+        let key = || launch_key(server, index);
+        let hash = hash.unwrap_or_else(|| self.hasher.hash_one(key()));
         let next = self.first.len();
         // One look-up: a new launch's hash is inserted where the search for it ended.
         let number = match self.by_hash.entry(hash) {
@@ -485,6 +578,7 @@ impl<'s, S: std::hash::BuildHasher> Launches<'s, S> {
             }
             Entry::Occupied(slot) => {
                 let n = *slot.get();
+                let key = key();
                 let same = self
                     .first
                     .get(n)
@@ -529,6 +623,17 @@ pub struct LockNames {
 /// servers, their order and their coverage must not change before
 /// [`LockNames::write_into`]; findings may (naming reads none).
 pub fn decide_lock_names(report: &Report, exists_on_disk: &dyn Fn(&str) -> bool) -> LockNames {
+    decide_lock_names_ahead(report, exists_on_disk, &|_| None)
+}
+
+/// [`decide_lock_names`], with the [`NamingInput`] of the server at each index
+/// where `ahead` has it, worked out by [`naming_input`] for the same server (the
+/// rest are worked out here). The names are the same.
+pub fn decide_lock_names_ahead<'a>(
+    report: &Report,
+    exists_on_disk: &dyn Fn(&str) -> bool,
+    ahead: &dyn Fn(usize) -> Option<&'a NamingInput>,
+) -> LockNames {
     let mut namer = LockNamer::new(exists_on_disk);
     let uncovered = report.uncovered().count();
     namer.reserve(uncovered);
@@ -539,9 +644,12 @@ pub fn decide_lock_names(report: &Report, exists_on_disk: &dyn Fn(&str) -> bool)
     let mut launches = Launches::with_capacity(uncovered);
     for (i, server) in report.servers.iter().enumerate() {
         chosen.push((server.coverage == Coverage::None).then(|| {
-            let (launch, new) = launches.number(server, i);
+            let input = ahead(i);
+            let hash = input.and_then(|input| input.launch_hash);
+            let (launch, new) = launches.number_hashed(server, i, hash);
             if new {
-                names.push(namer.name(&server.name));
+                let slug = input.map(|input| input.slug.as_deref().unwrap_or(&server.name));
+                names.push(namer.name_slugged(&server.name, slug));
             }
             launch
         }));
@@ -901,6 +1009,82 @@ mod tests {
             .iter()
             .map(|s| s.lock_name.as_deref().map(String::from))
             .collect()
+    }
+
+    /// A name [`is_own_slug`] accepts is its own slug, and one it refuses is not,
+    /// over names of the bytes slugs are made of and the bytes they are not.
+    #[test]
+    fn own_slugs_are_the_names_slugging_leaves_alone() {
+        let alphabet = ["a", "z", "0", "9", "-", "A", "_", " ", ".", "é"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut own = 0;
+        for _ in 0..20_000 {
+            let len = (next() % 7) as usize;
+            let mut name: String = (0..len).map(|_| alphabet[(next() % 10) as usize]).collect();
+            if next() % 50 == 0 {
+                name = "a".repeat(MAX_SLUG - 1 + (next() % 3) as usize);
+            }
+            let is_own = slug_of(&name) == name;
+            assert_eq!(is_own_slug(&name), is_own, "{name:?}");
+            own += usize::from(is_own);
+        }
+        assert!(own > 1000, "{own} own slugs");
+    }
+
+    /// The names given with each server's [`NamingInput`] worked out ahead, for
+    /// all, none or some of the servers, are the names given without.
+    #[test]
+    fn names_worked_out_ahead_are_the_names_worked_out_in_turn() {
+        let token = format!("ghp_{}", "A1b2".repeat(9));
+        let mut servers = Vec::new();
+        for i in 0..60 {
+            let name = match i % 6 {
+                0 => "memory".to_string(),
+                1 => "My Server".to_string(),
+                2 => format!("gh {token}"),
+                3 => format!("s{}", i % 4),
+                4 => "--".to_string(),
+                _ => format!("Ünïcode Sérver {}", i % 3),
+            };
+            let mut s = stdio(&name, &["-y", &format!("pkg@1.{}", i % 5)], &["B", "A"]);
+            match i % 7 {
+                0 => s.spec = crate::model::ServerSpec::default(),
+                1 => s.spec = distinct(&name, i % 3).spec,
+                _ => {}
+            }
+            if i % 13 == 0 {
+                s.coverage = Coverage::Approved;
+            }
+            servers.push(s);
+        }
+        let mut r = report(servers);
+        let on_disk = [
+            "memory.warden.lock",
+            "my-server.warden.lock",
+            "server.warden.lock",
+        ];
+        let taken = |c: &str| on_disk.contains(&c);
+        let inputs: Vec<NamingInput> = r.servers.iter().map(naming_input).collect();
+        // The inputs are worth having: some slugs differ from their names.
+        assert!(inputs.iter().any(|i| i.slug.is_some()));
+        assert!(inputs.iter().any(|i| i.slug.is_none()));
+        let in_turn = decide_lock_names(&r, &taken);
+        let mut expected = r.clone();
+        in_turn.write_into(&mut expected);
+        let ahead_for: [&dyn Fn(usize) -> bool; 4] =
+            [&|_| true, &|_| false, &|i| i % 2 == 0, &|i| i % 3 != 1];
+        for (case, have) in ahead_for.iter().enumerate() {
+            let ahead = |i: usize| inputs.get(i).filter(|_| have(i));
+            decide_lock_names_ahead(&r, &taken, &ahead).write_into(&mut r);
+            assert_eq!(names(&r), names(&expected), "case {case}");
+        }
+        assert!(names(&expected).iter().flatten().any(|n| n.contains('-')));
     }
 
     #[test]

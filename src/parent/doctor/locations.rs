@@ -36,7 +36,7 @@ fn report_of(format: FileFormat, readers: &'static [Reader], text: &str) -> Repo
         &mut pending,
         &mut diag,
     );
-    audit_servers(&mut report.servers, pending, &[], ScanMode::Doctor);
+    audit_servers(&mut report.servers, pending, &[], ScanMode::Doctor, false);
     engines::approval::apply(&mut report);
     report
 }
