@@ -42,7 +42,7 @@
 //! report order on one thread (the first server of a launch gets the name), and on
 //! a large home it was the longest step after the audit. The names given are those
 //! of the same pass without the inputs: the slug is [`lock_slug`]'s and the hash is
-//! made by the one hasher [`Launches`] uses ([`LAUNCH_HASHER`]).
+//! made by the one hasher the table of launches uses (`LAUNCH_HASHER`).
 
 use crate::hash::{HashMap, HashSet};
 use crate::hash::{HashMapExt, HashSetExt};
