@@ -2817,6 +2817,78 @@ mod tests {
         }
     }
 
+    /// The lock names given from the naming inputs worked out while the parts were
+    /// judged, and for the rest beside their coverage, are the names given without
+    /// them: across 600 projects, one name for one launch in many projects, one
+    /// name for many launches (hash suffixes), a name whose slug differs, remote
+    /// launches with a reference and with a literal credential.
+    #[test]
+    fn names_from_inputs_worked_out_ahead_are_the_names_given_in_turn() {
+        let projects: Vec<String> = (0..600)
+            .map(|p| {
+                let servers = match p % 5 {
+                    0 => r#""a": {"command": "npx", "args": ["-y", "x"]}"#.to_string(),
+                    1 => format!(r#""a": {{"command": "npx", "args": ["-y", "x{p}"]}}"#),
+                    2 => format!(
+                        r#""My Server": {{"url": "https://h{}.example.com/mcp", "headers": {{"Authorization": "Bearer ${{T}}"}}}}"#,
+                        p % 3
+                    ),
+                    3 => format!(
+                        r#""t": {{"url": "https://t.example.com/mcp", "headers": {{"X-Key": "literal-{}"}}}}"#,
+                        p % 2
+                    ),
+                    _ => return format!(r#""/home/u/p{p}": {{"history": []}}"#),
+                };
+                format!(r#""/home/u/p{p}": {{"mcpServers": {{{servers}}}}}"#)
+            })
+            .collect();
+        let text = format!(
+            r#"{{"projects": {{{}}}, "mcpServers": {{"a": {{"command": "node"}}}}}}"#,
+            projects.join(", ")
+        );
+        let ChildMessage::Config(Ok(mut config)) =
+            crate::child::parse_file(FileFormat::ClaudeJson, text.as_bytes())
+        else {
+            panic!("not read");
+        };
+        let file = claude_json();
+        let mut diag = Diag::to(Box::new(std::io::sink()));
+        let mut report = Report::default();
+        let mut pending = Vec::new();
+        let mut parts = Vec::new();
+        for sections in config.sections.split_off(1).chunks(7) {
+            let mut part = collect_part(&file, sections.to_vec());
+            part.judge_servers(ScanMode::Doctor, true);
+            parts.push(part);
+        }
+        config.continues_parts = true;
+        add_config(&file, config, parts, &mut report, &mut pending, &mut diag);
+        let audited = audit_servers(&mut report.servers, pending, &[], ScanMode::Doctor, true);
+        // Every server has its inputs: the parts' from their judging, the top-level
+        // section's from the audit.
+        assert_eq!(audited.len(), report.servers.len());
+        assert!(audited
+            .iter()
+            .all(|p| matches!(p, Pending::Coverage(Some(_)))));
+        let t = tempfile::tempdir().expect("tempdir");
+        let mut in_turn = report.clone();
+        approvals_and_names(&mut in_turn, t.path(), true, &[]);
+        approvals_and_names(&mut report, t.path(), true, &audited);
+        assert_eq!(report, in_turn);
+        let names: HashSet<&str> = report
+            .servers
+            .iter()
+            .filter_map(|s| s.lock_name.as_deref())
+            .collect();
+        for expected in ["a.warden.lock", "my-server.warden.lock", "t.warden.lock"] {
+            assert!(names.contains(expected), "{expected}");
+        }
+        // The launches of one name past the first get hash suffixes.
+        assert!(names.iter().filter(|n| n.starts_with("a-")).count() > 100);
+        assert!(names.iter().any(|n| n.starts_with("my-server-")));
+        assert!(names.iter().any(|n| n.starts_with("t-")));
+    }
+
     #[test]
     fn an_answer_collected_in_parts_is_the_answer_collected_whole() {
         let text = many_projects();
