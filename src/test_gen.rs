@@ -20,6 +20,16 @@ impl Generated {
         self.state
     }
 
+    /// A number below `n` (0 when `n` is 0).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
+    }
+
+    /// One of `items`, which must not be empty.
+    pub(crate) fn pick<'i, T>(&mut self, items: &'i [T]) -> &'i T {
+        &items[self.below(items.len())]
+    }
+
     /// A string of fewer than `max_pieces` pieces, each chosen from `pieces`.
     pub(crate) fn text(&mut self, pieces: &[&str], max_pieces: usize) -> String {
         let n = self.next() % max_pieces.max(1) as u64;

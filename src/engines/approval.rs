@@ -1195,18 +1195,12 @@ pub(crate) mod tests {
         let dirs = [
             "/p", "/p/a", "/p/a/", "/p/a/b", "/p/c", "/p/c/", "/q", "/q/r/s",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut generated = crate::test_gen::Generated::new(0x2545_f491_4f6c_dd1d);
         for round in 0..200 {
             let mut f = Fixture::new(["/p/c", "/p/c/", "/w", "/q/r/s/t"][round % 4]);
-            for _ in 0..(1 + next(14)) {
-                let dir = dirs[next(dirs.len())];
-                match next(3) {
+            for _ in 0..(1 + generated.below(14)) {
+                let dir = *generated.pick(&dirs);
+                match generated.below(3) {
                     0 => {
                         let label = format!("~/.claude.json#projects[{dir}]");
                         f.source(
@@ -1224,7 +1218,9 @@ pub(crate) mod tests {
                             Layer::Project,
                             &label,
                             Some(dir),
-                            vec![SettingValue::EnableAllProjectServers(next(2) == 0)],
+                            vec![SettingValue::EnableAllProjectServers(
+                                generated.below(2) == 0,
+                            )],
                         );
                     }
                     _ => {

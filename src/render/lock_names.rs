@@ -1016,19 +1016,12 @@ mod tests {
     #[test]
     fn own_slugs_are_the_names_slugging_leaves_alone() {
         let alphabet = ["a", "z", "0", "9", "-", "A", "_", " ", ".", "é"];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut generated = crate::test_gen::Generated::new(0x9e37_79b9_7f4a_7c15);
         let mut own = 0;
         for _ in 0..20_000 {
-            let len = (next() % 7) as usize;
-            let mut name: String = (0..len).map(|_| alphabet[(next() % 10) as usize]).collect();
-            if next() % 50 == 0 {
-                name = "a".repeat(MAX_SLUG - 1 + (next() % 3) as usize);
+            let mut name = generated.text(&alphabet, 7);
+            if generated.below(50) == 0 {
+                name = "a".repeat(MAX_SLUG - 1 + generated.below(3));
             }
             let is_own = slug_of(&name) == name;
             assert_eq!(is_own_slug(&name), is_own, "{name:?}");
