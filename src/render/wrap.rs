@@ -128,14 +128,13 @@ impl<'b> Lines<'b> {
     /// Append `text`, separated from what precedes it on the line by `gap`,
     /// breaking it where `breaks` allows; painted with `sgr` when colour is on.
     pub fn push(&mut self, gap: &str, text: &str, breaks: Breaks, sgr: &str) -> &mut Self {
-        let whole = display_width(text);
-        let gap_w = display_width(gap);
         // Painted, each atom is wrapped in its own colour codes.
         let unpainted = !self.color || sgr.is_empty();
+        let gap_w = display_width(gap);
         if breaks != Breaks::None
             && unpainted
             && text.is_ascii()
-            && self.used + gap_w + whole <= self.width
+            && self.used + gap_w + text.len() <= self.width
         {
             // It fits as it is, so no atom can break the line: the atoms, each after
             // its glue, are the text without its leading and trailing spaces (the
@@ -271,25 +270,19 @@ mod tests {
         const PARTS: &[&str] = &[
             " ", "  ", "a", "bc", "/", "#", "de/f", "日", "e\u{301}", "\u{1}", "x y", "é",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % n as u64).unwrap_or(0)
-        };
+        let mut generated = crate::test_gen::Generated::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
             let mut pieces = Vec::new();
-            for _ in 0..1 + next(3) {
-                let text: String = (0..next(6)).map(|_| PARTS[next(PARTS.len())]).collect();
-                let gap = ["", " ", "  "][next(3)];
-                let breaks = [Breaks::Words, Breaks::Path, Breaks::None][next(3)];
+            for _ in 0..1 + generated.below(3) {
+                let text = generated.text(PARTS, 6);
+                let gap = *generated.pick(&["", " ", "  "]);
+                let breaks = *generated.pick(&[Breaks::Words, Breaks::Path, Breaks::None]);
                 pieces.push((gap, text, breaks));
             }
-            let width = 1 + next(24);
-            let first = ["", "  ", "│ "][next(3)];
-            let color = next(2) == 1;
-            let sgr = ["", "\x1b[1m"][next(2)];
+            let width = 1 + generated.below(24);
+            let first = *generated.pick(&["", "  ", "│ "]);
+            let color = generated.below(2) == 1;
+            let sgr = *generated.pick(&["", "\x1b[1m"]);
             let (mut fast, mut slow) = (String::new(), String::new());
             let mut a = Lines::new(&mut fast, width, first, "  ", color);
             let mut b = Lines::new(&mut slow, width, first, "  ", color);
