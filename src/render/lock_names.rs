@@ -699,7 +699,7 @@ impl<'r> LockGroup<'r> {
 /// The uncovered servers grouped by lock name, in the order each name first
 /// appears: the assigned names, or, for servers the caller did not assign, names
 /// computed like [`assign_lock_names`] would (without the disk check).
-pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
+pub(crate) fn uncovered_groups<'r>(report: &'r Report) -> Vec<LockGroup<'r>> {
     let uncovered = report.uncovered().count();
     let all_named = report.uncovered().all(|s| s.lock_name.is_some());
     // Only servers the caller did not name need the namer (and the set of the
@@ -715,37 +715,46 @@ pub(crate) fn uncovered_groups(report: &Report) -> Vec<LockGroup<'_>> {
     let is_assigned = |c: &str| assigned.contains(c);
     let mut namer = LockNamer::new(&is_assigned);
     let mut launches = Launches::with_capacity(0);
-    let mut launch_names: Vec<LockName> = Vec::new();
     let mut groups: Vec<LockGroup<'_>> = Vec::with_capacity(if all_named { uncovered } else { 0 });
-    let mut index_of: HashMap<LockName, usize> = HashMap::with_capacity(uncovered);
+    // The group of each assigned name, found by the name's text borrowed from the
+    // report: no count taken and given back per server (an atomic write into each
+    // name's allocation, and a second pass over every name to drop the map).
+    // Servers named here are grouped by their launch: the namer gives each launch
+    // one name that no other launch and no assigned name has.
+    let mut group_of_name: HashMap<&'r str, usize> =
+        HashMap::with_capacity(if all_named { uncovered } else { assigned.len() });
+    let mut group_of_launch: Vec<usize> = Vec::new();
     for (i, s) in report.servers.iter().enumerate() {
         if s.coverage != Coverage::None {
             continue;
         }
-        let name: LockName = match &s.lock_name {
-            Some(n) => Arc::clone(n),
+        let group = match &s.lock_name {
+            Some(name) => match group_of_name.entry(name) {
+                Entry::Occupied(slot) => Some(*slot.get()),
+                Entry::Vacant(slot) => {
+                    slot.insert(groups.len());
+                    None
+                }
+            },
             None => {
                 let (launch, new) = launches.number(s, i);
                 if new {
-                    launch_names.push(namer.name(&s.name));
-                }
-                match launch_names.get(launch) {
-                    Some(n) => Arc::clone(n),
-                    None => namer.name(&s.name),
+                    group_of_launch.push(groups.len());
+                    None
+                } else {
+                    group_of_launch.get(launch).copied()
                 }
             }
         };
-        // One look-up per server: a new name is inserted where the search ended.
-        match index_of.entry(Arc::clone(&name)) {
-            Entry::Occupied(slot) => {
-                if let Some(group) = groups.get_mut(*slot.get()) {
-                    group.rest.push(s);
-                }
-            }
-            Entry::Vacant(slot) => {
-                slot.insert(groups.len());
+        match group.and_then(|g| groups.get_mut(g)) {
+            Some(group) => group.rest.push(s),
+            None => {
+                let lock = match &s.lock_name {
+                    Some(name) => Arc::clone(name),
+                    None => namer.name(&s.name),
+                };
                 groups.push(LockGroup {
-                    lock: name,
+                    lock,
                     first: s,
                     rest: Vec::new(),
                 });
@@ -1177,6 +1186,85 @@ mod tests {
             got[1],
             format!("a-b-{}.warden.lock", &sha256_hex("a/b")[..6])
         );
+    }
+
+    /// Groups hold to what they are, on reports where some uncovered servers carry
+    /// a name (equal names in separate allocations) and the rest are named for
+    /// printing: every uncovered server in one group, groups in the order of their
+    /// first server and servers in report order; named servers together exactly
+    /// when their names are equal, unnamed ones exactly when their launches are; no
+    /// two groups of one name, and no printed name that a named server has.
+    #[test]
+    fn groups_are_equal_names_and_equal_launches_in_report_order() {
+        let mut gen = crate::test_gen::Generated::new(0x9e37_79b9_7f4a_7c15);
+        let names = ["memory", "My Server", "a-b", "a/b", "x"];
+        let assigned = ["memory.warden.lock", "a-b.warden.lock", "x-1.warden.lock"];
+        for round in 0..200 {
+            let servers: Vec<AuditedServer> = (0..gen.below(24))
+                .map(|_| {
+                    let name = *gen.pick(&names);
+                    let mut s = match gen.below(3) {
+                        0 => stdio(name, &["-y", *gen.pick(&["p@1", "p@2"])], &[]),
+                        1 => distinct(name, gen.below(2)),
+                        _ => stdio(name, &["-y", "p@1"], &["TOKEN"]),
+                    };
+                    if gen.below(5) == 0 {
+                        // Covered: named by no one (as `assign_lock_names` leaves it).
+                        s.coverage = Coverage::Approved;
+                    } else if gen.below(2) == 0 {
+                        // A fresh allocation for every server: equal text, not one name.
+                        s.lock_name = Some(Arc::from(*gen.pick(&assigned)));
+                    }
+                    s
+                })
+                .collect();
+            let r = report(servers);
+            let groups = uncovered_groups(&r);
+            let index = |s: &AuditedServer| {
+                r.servers
+                    .iter()
+                    .position(|t| std::ptr::eq(t, s))
+                    .unwrap_or(usize::MAX)
+            };
+            let members: Vec<Vec<usize>> = groups
+                .iter()
+                .map(|g| g.servers().map(index).collect())
+                .collect();
+            let mut flat: Vec<usize> = members.iter().flatten().copied().collect();
+            let firsts: Vec<usize> = members.iter().map(|m| m[0]).collect();
+            assert!(firsts.windows(2).all(|w| w[0] < w[1]), "round {round}");
+            assert!(members.iter().all(|m| m.windows(2).all(|w| w[0] < w[1])));
+            flat.sort_unstable();
+            let uncovered: Vec<usize> = (0..r.servers.len())
+                .filter(|&i| r.servers[i].coverage == Coverage::None)
+                .collect();
+            assert_eq!(flat, uncovered, "round {round}");
+            let group_of = |i: usize| members.iter().position(|m| m.contains(&i));
+            for &i in &uncovered {
+                for &j in &uncovered {
+                    let (a, b) = (&r.servers[i], &r.servers[j]);
+                    let together = match (&a.lock_name, &b.lock_name) {
+                        (Some(x), Some(y)) => x == y,
+                        (None, None) => launch_key(a, i) == launch_key(b, j),
+                        _ => false,
+                    };
+                    assert_eq!(group_of(i) == group_of(j), together, "round {round}");
+                }
+            }
+            let locks: HashSet<&str> = groups.iter().map(|g| &*g.lock).collect();
+            assert_eq!(locks.len(), groups.len(), "round {round}");
+            for g in &groups {
+                let printed_for_unnamed = g.first().lock_name.is_none();
+                let assigned_somewhere = r
+                    .servers
+                    .iter()
+                    .any(|s| s.lock_name == Some(g.lock.clone()));
+                assert!(
+                    !(printed_for_unnamed && assigned_somewhere),
+                    "round {round}"
+                );
+            }
+        }
     }
 
     fn stdio(name: &str, args: &[&str], env: &[&str]) -> AuditedServer {
