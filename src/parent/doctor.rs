@@ -1403,9 +1403,13 @@ fn add_sections(
     report
         .servers
         .reserve(sections.iter().map(|s| s.servers.len()).sum());
+    // Each server's target is written here, then copied once into its shared
+    // allocation: formatted afresh, every server's text took an allocation of its
+    // own that was freed at once.
+    let mut target = String::new();
     for section in sections {
         let label = match &section.project {
-            Some(key) => format!("{}#projects[{key}]", file.label),
+            Some(key) => [file.label.as_str(), "#projects[", key, "]"].concat(),
             None => file.label.clone(),
         };
         if let Some(e) = &section.error {
@@ -1563,7 +1567,13 @@ fn add_sections(
                 pending.push(Pending::Whole(reasons.clone()));
                 report.servers.push(AuditedServer {
                     source: source_index,
-                    target: format!("{label}#{key}").into(),
+                    target: {
+                        target.clear();
+                        target.push_str(&label);
+                        target.push('#');
+                        target.push_str(&key);
+                        Arc::from(target.as_str())
+                    },
                     name: key,
                     spec,
                     line: entry.line,
