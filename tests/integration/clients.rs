@@ -647,6 +647,46 @@ fn claude_desktop_and_cursor_read_an_entry_with_both_their_own_ways() {
     assert!(has(&run, "WRD-SUP-CURL-PIPE", "~/.cursor/mcp.json#both"));
 }
 
+/// A second reading's key never takes a real server's name, whether that server
+/// comes before the entry (its key already moved into its server) or after it.
+#[test]
+fn second_readings_get_keys_no_server_of_the_file_has() {
+    let env = Env::new();
+    // Written as text: the order of the keys is the point.
+    env.write(
+        "home/.cursor/mcp.json",
+        r#"{"mcpServers": {
+            "both#url": {"url": "https://a.example.com/mcp"},
+            "both": {"command": "uvx", "args": ["pkg-a"], "url": "https://b.example.com/mcp"},
+            "x": {"command": "uvx", "args": ["pkg-x"], "url": "https://x.example.com/mcp"},
+            "x#url": {"url": "https://y.example.com/mcp"}
+        }}"#,
+    );
+    let run = env.doctor(&["--json", "--inventory"]);
+    let mut targets: Vec<(String, String)> = inventory(&run)
+        .iter()
+        .filter_map(|l| {
+            let target = l["target"].as_str()?.strip_prefix("~/.cursor/mcp.json#")?;
+            Some((target.to_string(), l["transport"].as_str()?.to_string()))
+        })
+        .collect();
+    targets.sort();
+    assert_eq!(
+        targets,
+        [
+            ("both", "stdio"),
+            ("both#url", "remote"),
+            ("both#url#", "remote"),
+            ("x", "stdio"),
+            ("x#url", "remote"),
+            ("x#url#", "remote"),
+        ]
+        .map(|(t, k)| (t.to_string(), k.to_string())),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn a_headers_helper_is_audited_as_the_shell_command_claude_code_runs() {
     let env = Env::new();
