@@ -34,7 +34,7 @@
 //!   block is freed into the class it grew to, not the one it was asked for: a text
 //!   built by appending and freed once per item leaves one grown block per item on
 //!   that class's list while each next one is carved afresh, so per-item texts are
-//!   built in one reused buffer (each server's target in `add_sections`: 15 MiB of
+//!   built in one reused buffer (each server's target in `add_sections`: 14 MiB of
 //!   the parent's peak on a 16 MiB file of dense servers, `docs/performance.md`).
 //!   Moving every growth instead removes the waste everywhere but costs the child
 //!   the old blocks of its growing buffers (measured, not kept).

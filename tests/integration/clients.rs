@@ -648,7 +648,7 @@ fn claude_desktop_and_cursor_read_an_entry_with_both_their_own_ways() {
 }
 
 /// A second reading's key never takes a real server's name, whether that server
-/// comes before the entry (its key already moved into its server) or after it.
+/// comes before the entry in its file or after it.
 #[test]
 fn second_readings_get_keys_no_server_of_the_file_has() {
     let env = Env::new();
