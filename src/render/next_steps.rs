@@ -58,14 +58,18 @@
 //!
 //! # Made once per launch, on two threads
 //!
-//! Each lock group's launch is masked and quoted once (`launch`), and that one
-//! printed form serves its pin line, its part of the notes and its CI step; its
-//! headers are the run's one judgment of that header map, shared with lock naming
+//! Each lock group's launch is masked once (`launch`), and that one printed form
+//! serves its pin line, its part of the notes and its CI step; its headers are the
+//! run's one judgment of that header map, shared with lock naming
 //! ([`crate::pin::configured::pin_headers`]). On a large home the groups are made
-//! in chunks on two threads and written in order
-//! (`render::write_in_order`); a chunk's CI steps are kept as text until
-//! the notes between the pin lines and the workflow, which depend on every
-//! launch, are known. Nothing of a launch outlives its chunk.
+//! in chunks on two threads and written in order (`render::write_in_order`),
+//! twice: the pin lines, then, once the notes between them and the workflow (which
+//! depend on every launch) are written, the CI steps. What a CI step needs of its
+//! launch is kept from the first pass (`Kept`): the masked words, or nothing when
+//! every word is the config's own text, and the headers' judgment. Holding each
+//! chunk's CI steps as text until the notes were known instead was 30 MB of the
+//! parent's peak on a 16 MiB file of 140,000 servers, and masking every launch
+//! again for its step cost more than the pages it saved.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -118,6 +122,7 @@ pub fn approval_for(report: &Report, server: &AuditedServer) -> Approval {
 }
 
 /// One word of a printed launch.
+#[derive(Clone)]
 enum Word<'a> {
     /// From the config, as [`crate::text::mask`] shows it (unquoted).
     Config(Cow<'a, str>),
@@ -169,24 +174,70 @@ fn arg_word(shown: Shown<'_>) -> Word<'_> {
 }
 
 fn launch(spec: &ServerSpec) -> Launch<'_> {
+    launch_of(spec, masked_words(spec), pin_headers(spec))
+}
+
+/// `spec`'s launch again, from what an earlier [`launch`] of it kept
+/// ([`Launch::kept`]): the same launch, without masking its words or judging its
+/// headers a second time.
+fn relaunch<'a>(spec: &'a ServerSpec, kept: &Kept<'a>) -> Launch<'a> {
+    let words = match &kept.words {
+        Some(words) => words.clone(),
+        None => verbatim_words(spec),
+    };
+    launch_of(spec, words, Arc::clone(&kept.headers))
+}
+
+/// The printed words of `spec`'s launch: its URL, or its command and arguments, as
+/// [`crate::text::mask`] shows them.
+fn masked_words(spec: &ServerSpec) -> Vec<Word<'_>> {
     if let Some(url) = spec.remote_url() {
         let word = match shown_url(url) {
             Shown::Word(w) => Word::Config(w),
             Shown::Withheld => Word::Placeholder(REDACTED_URL),
         };
-        return Launch {
-            remote: true,
-            words: vec![word],
-            needs_separator: false,
-            env: PinEnv::default(),
-            headers: pin_headers(spec),
-        };
+        return vec![word];
     }
-    let env = pin_env(spec);
     let (command, args) = shown_argv(spec.launch_command(), spec.args());
     let mut words = Vec::with_capacity(args.len() + 1);
     words.push(command.map_or(Word::Placeholder(MISSING_COMMAND), arg_word));
     words.extend(args.into_iter().map(arg_word));
+    words
+}
+
+/// `spec`'s launch words as the config spells them, each borrowed: what
+/// [`masked_words`] returns when it leaves every word as it is.
+fn verbatim_words(spec: &ServerSpec) -> Vec<Word<'_>> {
+    fn borrowed(w: &str) -> Word<'_> {
+        Word::Config(Cow::Borrowed(w))
+    }
+    if let Some(url) = spec.remote_url() {
+        return vec![borrowed(url)];
+    }
+    let mut words = Vec::with_capacity(spec.args().len() + 1);
+    words.push(
+        spec.launch_command()
+            .map_or(Word::Placeholder(MISSING_COMMAND), borrowed),
+    );
+    words.extend(spec.args().iter().map(|a| borrowed(a)));
+    words
+}
+
+/// The launch of `spec` printed with `words` and `headers`.
+fn launch_of<'a>(
+    spec: &'a ServerSpec,
+    words: Vec<Word<'a>>,
+    headers: Arc<PinHeaders>,
+) -> Launch<'a> {
+    if spec.remote_url().is_some() {
+        return Launch {
+            remote: true,
+            words,
+            needs_separator: false,
+            env: PinEnv::default(),
+            headers,
+        };
+    }
     let needs_separator = words.iter().enumerate().any(|(i, w)| match w {
         Word::Config(w) => crate::pin::options::is_pin_option(w) || (i == 0 && w.starts_with('-')),
         Word::Placeholder(_) => false,
@@ -195,8 +246,41 @@ fn launch(spec: &ServerSpec) -> Launch<'_> {
         remote: false,
         words,
         needs_separator,
-        env,
-        headers: pin_headers(spec),
+        env: pin_env(spec),
+        headers,
+    }
+}
+
+/// What a group's CI step, written after the notes, needs of the launch its pin
+/// line printed ([`Launch::kept`], [`relaunch`]): far less than the step's text,
+/// which was held until then (30 MB on a 16 MiB file of 140,000 servers).
+struct Kept<'a> {
+    /// The printed words, unless each is the config's own text ([`verbatim_words`]
+    /// makes those again).
+    words: Option<Vec<Word<'a>>>,
+    /// The run's one judgment of the headers: judged again on another thread, it
+    /// would be judged afresh (the memo is per thread).
+    headers: Arc<PinHeaders>,
+}
+
+impl<'a> Launch<'a> {
+    /// What [`relaunch`] needs to print this launch of `spec` again.
+    fn kept(&self, spec: &'a ServerSpec) -> Kept<'a> {
+        // The very text of the config (address and length), not an equal copy.
+        let own = |word: &Word<'_>, text: &str| matches!(word, Word::Config(Cow::Borrowed(w)) if std::ptr::eq(*w, text));
+        let verbatim = match (spec.remote_url(), self.words.split_first()) {
+            (Some(url), Some((word, []))) => own(word, url),
+            (None, Some((first, rest))) => {
+                spec.launch_command().is_some_and(|c| own(first, c))
+                    && rest.len() == spec.args().len()
+                    && rest.iter().zip(spec.args()).all(|(w, a)| own(w, a))
+            }
+            _ => false,
+        };
+        Kept {
+            words: (!verbatim).then(|| self.words.clone()),
+            headers: Arc::clone(&self.headers),
+        }
     }
 }
 
@@ -690,29 +774,18 @@ impl<'r> Notes<'r> {
 }
 
 /// One chunk of groups once its pin lines are written: what it adds to the notes,
-/// and its CI steps, written after the notes.
+/// and what its CI steps, written after the notes, need of each group's launch
+/// ([`Launch::kept`]).
 struct Written<'r> {
     notes: Notes<'r>,
-    ci: String,
-}
-
-/// The most room a chunk reserves ahead for its CI steps (a chunk of 256 ordinary
-/// launches writes about 50 KB of them); beyond it the text grows as it is written.
-const CI_RESERVE_CAP: usize = 1 << 20;
-
-/// Room for `rest` more CI steps like a first one of `first` bytes, and an eighth
-/// more, at most [`CI_RESERVE_CAP`].
-fn ci_room(first: usize, rest: usize) -> usize {
-    (first.saturating_mul(rest) / 8)
-        .saturating_mul(9)
-        .min(CI_RESERVE_CAP)
+    kept: Vec<Kept<'r>>,
 }
 
 /// The `# target` lines, the pin line and (for a launch to review first) the rotate
 /// line of each group of `chunk`, into `buf`, handed to `out` in blocks when there
-/// is one; and its CI steps, into a block of their own. Each launch is masked and
-/// quoted once ([`launch`]) for its pin line, its notes and its CI step, and
-/// dropped with its chunk.
+/// is one. Each launch is masked and quoted once ([`launch`]) for its pin line and
+/// its notes; its CI step, made after the notes, prints it again from the words
+/// kept ([`relaunch`]).
 fn push_chunk<'r>(
     buf: &mut String,
     report: &'r Report,
@@ -721,19 +794,11 @@ fn push_chunk<'r>(
 ) -> io::Result<Written<'r>> {
     let mut done = Written {
         notes: Notes::default(),
-        ci: String::new(),
+        kept: Vec::with_capacity(chunk.items.len()),
     };
-    for (index, group) in chunk.items.iter().enumerate() {
-        if index == 1 {
-            // The chunk's CI steps are held until the notes above them are
-            // written: sized once from the first step, not doubled into place
-            // (each doubling copied the steps so far into fresh memory). At most
-            // `CI_RESERVE_CAP`: the first step may be a huge launch and the rest
-            // small ones, and room no step fills is not to be asked for.
-            done.ci
-                .reserve(ci_room(done.ci.len(), chunk.items.len().saturating_sub(1)));
-        }
-        let shown = launch(&group.first().spec);
+    for group in chunk.items {
+        let spec = &group.first().spec;
+        let shown = launch(spec);
         let approval = group_approval(report, group);
         for server in group.servers() {
             buf.push_str("  # ");
@@ -752,12 +817,30 @@ fn push_chunk<'r>(
             buf.push('\n');
         }
         done.notes.add(&shown, approval);
-        push_ci_step(&mut done.ci, &group.lock, &shown);
+        done.kept.push(shown.kept(spec));
         if let Some(out) = out.as_deref_mut() {
             flush_if_full(buf, out)?;
         }
     }
     Ok(done)
+}
+
+/// The CI step of each group of `chunk`, into `buf`, handed to `out` in blocks
+/// when there is one; `kept` is what [`push_chunk`] kept of each group's launch.
+fn push_ci_chunk<'r>(
+    buf: &mut String,
+    chunk: &Chunk<'r, LockGroup<'r>>,
+    kept: &[Kept<'r>],
+    mut out: Option<&mut dyn Write>,
+) -> io::Result<()> {
+    for (group, kept) in chunk.items.iter().zip(kept) {
+        let shown = relaunch(&group.first().spec, kept);
+        push_ci_step(buf, &group.lock, &shown);
+        if let Some(out) = out.as_deref_mut() {
+            flush_if_full(buf, out)?;
+        }
+    }
+    Ok(())
 }
 
 /// [`render_next_steps`], the groups split as `split` says ([`Split::for_items`]
@@ -854,10 +937,21 @@ fn render_next_steps_on(
         &format!("Then in CI, one check step per lock, each variable a line needs read from the repository secret of that name, with MCP_ before names that start with GITHUB_, e.g. as {WORKFLOW_PATH}:"),
     );
     push_ci_header(&mut buf);
-    for chunk in &written {
-        buf.push_str(&chunk.ci);
-        flush_if_full(&mut buf, out)?;
-    }
+    // The CI steps as the pin lines were written: in chunks, on two threads, in
+    // order, none of them held longer than its turn.
+    let steps: Vec<_> = chunks
+        .iter()
+        .zip(&written)
+        .map(|(chunk, written)| (chunk, written.kept.as_slice()))
+        .collect();
+    write_in_order(
+        &steps,
+        |(chunk, _)| !chunk.heavy,
+        split.threads,
+        &mut buf,
+        out,
+        |buf, (chunk, kept), out| push_ci_chunk(buf, chunk, kept, out),
+    )?;
     out.write_all(buf.as_bytes())
 }
 
@@ -865,16 +959,6 @@ fn render_next_steps_on(
 pub(crate) mod tests {
     use super::*;
 
-    /// A chunk asks for room from its first CI step, and never for more than the
-    /// cap: a hostile first launch of megabytes before many small ones must not
-    /// make it ask for gigabytes it will not fill.
-    #[test]
-    fn ci_room_follows_the_first_step_up_to_the_cap() {
-        assert_eq!(ci_room(200, 255), 200 * 255 / 8 * 9);
-        assert_eq!(ci_room(200, 0), 0);
-        assert_eq!(ci_room(64 << 20, 255), CI_RESERVE_CAP);
-        assert_eq!(ci_room(usize::MAX, usize::MAX), CI_RESERVE_CAP);
-    }
     use crate::model::{Coverage, Source};
     use crate::render::lock_names::assign_lock_names;
 
@@ -1380,6 +1464,50 @@ pub(crate) mod tests {
         };
         render_next_steps_on(r, 100, Some(split), &mut buf).unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A CI step printed from what the pin line kept of its launch ([`relaunch`])
+    /// prints as the launch masked afresh, in every line: each shape of
+    /// [`many_shapes`], a server with no command, and words that the mask or
+    /// safe_text rewrites. Only a launch whose every word is the config's own text
+    /// keeps no words.
+    #[test]
+    fn a_kept_launch_prints_as_the_launch_itself() {
+        let shapes = many_shapes(9).servers.into_iter().map(|s| s.spec);
+        let no_command = crate::engines::tests::spec_of(crate::protocol::ServerBody {
+            args: vec!["--token".into(), GHP_ENG.into()],
+            ..crate::protocol::ServerBody::default()
+        });
+        let rewritten = [
+            stdio("node", &["caf\u{e9}", "x\u{202e}y", "\u{1b}[31m"]),
+            stdio("srv\u{7}", &["plain"]),
+            remote("https://h.example.com/mcp?q=\u{1b}x"),
+            remote("https://h.example.com/mcp?access_token=abcdef123456"),
+        ];
+        let specs: Vec<ServerSpec> = shapes.chain([no_command]).chain(rewritten).collect();
+        let lines = |launch: &Launch<'_>| {
+            let mut text = String::new();
+            for approval in [Approval::AtPin, Approval::AfterReview] {
+                push_pin_line(&mut text, launch, "x.warden.lock", approval);
+            }
+            push_check_line(&mut text, launch, "x.warden.lock", Dest::Terminal);
+            push_ci_step(&mut text, "x.warden.lock", launch);
+            text
+        };
+        let mut kept_none = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let fresh = launch(spec);
+            let kept = fresh.kept(spec);
+            assert_eq!(lines(&fresh), lines(&relaunch(spec, &kept)), "spec {i}");
+            if kept.words.is_none() {
+                kept_none.push(i);
+            }
+        }
+        // The shapes whose words are shown as written (quoting happens as they are
+        // printed): `npx -y pkg-0@1.0.0`, `-x --lock y "it's 0"`, the two plain
+        // remote URLs and the expression opener. Every other launch has a word
+        // masked, rewritten by safe_text, or missing.
+        assert_eq!(kept_none, vec![0, 2, 3, 5, 7], "{specs:#?}");
     }
 
     #[test]
