@@ -191,6 +191,17 @@ struct Decisions {
 }
 
 impl Decisions {
+    /// Whether these settings decide nothing.
+    fn is_empty(&self) -> bool {
+        let Decisions {
+            rejected,
+            enabled,
+            enable_all,
+            allowed,
+        } = self;
+        rejected.is_empty() && enabled.is_empty() && enable_all.is_none() && allowed.is_empty()
+    }
+
     /// Sort the `permissions.allow` entries, so the entries of one server are found
     /// by binary search ([`Self::allowing`]) rather than by a pass per server: a
     /// `.mcp.json` with tens of thousands of servers and a list of thousands of
@@ -262,12 +273,47 @@ impl Decisions {
 /// One Claude Code session: a directory Claude Code could be started in, and the
 /// settings only a session there reads (its `.claude/settings.json` and
 /// `.claude/settings.local.json`, and its `~/.claude.json` `projects[<path>]`).
+///
+/// A `~/.claude.json` of tens of thousands of project sections is a session each,
+/// most with no settings of their own and with `dir` its own key: such a session
+/// holds its directory once and no decisions (a session was about 200 bytes and two
+/// copies of its path, 14 MiB of the parent's peak on a file of 35,000 sections).
 #[derive(Debug)]
 struct Session {
     dir: PathBuf,
     /// The `projects[<path>]` key of the session: the longest key `dir` is in.
-    section: Option<PathBuf>,
-    own: Decisions,
+    section: SessionKey,
+    /// What the session's own settings decide; `None` when they decide nothing.
+    own: Option<Box<Decisions>>,
+}
+
+/// Where a session's `projects[<path>]` key is.
+#[derive(Debug)]
+enum SessionKey {
+    /// No key holds the session's directory.
+    None,
+    /// The directory, as spelled, is the key (a section's own session).
+    Dir,
+    /// A key above the directory, or spelled otherwise.
+    Other(PathBuf),
+}
+
+impl Session {
+    /// The `projects[<path>]` key of the session, as its section spells it.
+    fn section(&self) -> Option<&Path> {
+        match &self.section {
+            SessionKey::None => None,
+            SessionKey::Dir => Some(&self.dir),
+            SessionKey::Other(key) => Some(key),
+        }
+    }
+
+    /// What the session's own settings decide (nothing, for most).
+    fn own(&self) -> &Decisions {
+        static NOTHING: std::sync::LazyLock<Decisions> =
+            std::sync::LazyLock::new(Decisions::default);
+        self.own.as_deref().unwrap_or(&NOTHING)
+    }
 }
 
 /// The settings/servers join, built once per report. Claude Code merges the settings
@@ -491,8 +537,14 @@ impl Join {
                 own.finish();
                 Session {
                     dir: candidate.dir.to_path_buf(),
-                    section: candidate.section.map(|(key, _)| key.to_path_buf()),
-                    own,
+                    section: match candidate.section {
+                        None => SessionKey::None,
+                        Some((key, _)) if key.as_os_str() == candidate.dir.as_os_str() => {
+                            SessionKey::Dir
+                        }
+                        Some((key, _)) => SessionKey::Other(key.to_path_buf()),
+                    },
+                    own: (!own.is_empty()).then(|| Box::new(own)),
                 }
             })
             .collect();
@@ -515,19 +567,19 @@ impl Join {
                 .iter()
                 .copied()
                 .filter(|&s| {
-                    higher(global.enable_all, sessions[s].own.enable_all).is_some_and(|e| e.3)
+                    higher(global.enable_all, sessions[s].own().enable_all).is_some_and(|e| e.3)
                 })
                 .collect();
             homes.insert(server.source, (loading, enable_all));
         }
         let mut enabled_in: HashMap<String, Vec<usize>> = HashMap::new();
         for (s, session) in sessions.iter().enumerate() {
-            for name in session.own.enabled.keys() {
+            for name in session.own().enabled.keys() {
                 enabled_in.entry(name.clone()).or_default().push(s);
             }
         }
         let allowing = (0..sessions.len())
-            .filter(|&s| !sessions[s].own.allowed.is_empty())
+            .filter(|&s| !sessions[s].own().allowed.is_empty())
             .collect();
         Join {
             settings,
@@ -541,7 +593,7 @@ impl Join {
 
     /// The `projects[<path>]` key of the session in cwd.
     pub fn cwd_section(&self) -> Option<&Path> {
-        self.sessions.first().and_then(|s| s.section.as_deref())
+        self.sessions.first().and_then(Session::section)
     }
 
     /// Whether the session loads the servers of `home`.
@@ -551,14 +603,14 @@ impl Join {
         };
         match home.project_dir.as_deref() {
             None => true,
-            Some(key) if is_project_section(home) => s.section.as_deref() == Some(key),
+            Some(key) if is_project_section(home) => s.section() == Some(key),
             Some(project) => s.dir.starts_with(project),
         }
     }
 
     /// Claude Code's decision for `name` in one session.
     fn status_in(&self, session: usize, name: &str) -> ProjectStatus {
-        let own = self.sessions.get(session).map(|s| &s.own);
+        let own = self.sessions.get(session).map(Session::own);
         if let Some(at) = self
             .global
             .rejected
@@ -586,7 +638,7 @@ impl Join {
     fn rejects_own(&self, session: usize, name: &str) -> bool {
         self.sessions
             .get(session)
-            .is_some_and(|s| s.own.rejected.contains_key(name))
+            .is_some_and(|s| s.own().rejected.contains_key(name))
     }
 
     /// A session that starts `server` (a project server) without a prompt, cwd's
@@ -705,7 +757,7 @@ fn allowed_tools(report: &Report, join: &Join, server: &AuditedServer) -> Vec<St
             join.allowing
                 .iter()
                 .filter(|&&s| join.loads(s, home))
-                .map(|&s| &join.sessions[s].own),
+                .map(|&s| join.sessions[s].own()),
         )
         .flat_map(|d| d.allowing(&prefix))
         // A file read by several sessions lists its entries once.
@@ -1283,7 +1335,7 @@ pub(crate) mod tests {
                 .sessions
                 .iter()
                 .map(|s| {
-                    let section = s.section.as_ref().map(|k| k.as_os_str().to_owned());
+                    let section = s.section().map(|k| k.as_os_str().to_owned());
                     (s.dir.as_os_str().to_owned(), section)
                 })
                 .collect();
