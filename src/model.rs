@@ -628,12 +628,14 @@ impl LockProblem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     /// Client name from the discovery table (`Cursor`, `VS Code (project)`, `explicit`).
-    pub client: String,
+    /// Shared, as is `path`, by every section of one file: a `~/.claude.json` of
+    /// tens of thousands of project sections is a source each.
+    pub client: std::sync::Arc<str>,
     /// Display label: `~/...` under home, else the path as given;
     /// `~/.claude.json#projects[<key>]` for a project section.
     pub label: String,
     /// The file on disk (absolute), for SARIF artifact locations.
-    pub path: std::path::PathBuf,
+    pub path: std::sync::Arc<std::path::Path>,
     /// Where the file came from: what `--pin` may spawn and what doctor may print
     /// pre-approved depend on it.
     pub scope: Scope,

@@ -1155,7 +1155,7 @@ pub(crate) mod tests {
             self.report.sources.push(Source {
                 client: client.name().into(),
                 label: label.into(),
-                path: label.into(),
+                path: std::path::Path::new(label).into(),
                 scope: if project.is_some() {
                     Scope::Project
                 } else {

@@ -172,10 +172,11 @@ pub enum Scan {
 
 /// A config file handed to the child.
 struct ConfigFile {
-    client: String,
+    /// Shared with each of the file's sources ([`Source::client`]), as is `path`.
+    client: Arc<str>,
     /// Display label (`~/...` or the path as given).
     label: String,
-    path: PathBuf,
+    path: Arc<Path>,
     format: FileFormat,
     scope: Scope,
     /// The clients that read it, and what they know without the environment.
@@ -270,7 +271,7 @@ pub fn scan(
             ConfigFile {
                 client: "explicit".into(),
                 label: shown,
-                path: full.clone(),
+                path: full.as_path().into(),
                 format,
                 scope: Scope::Explicit,
                 readers,
@@ -367,7 +368,7 @@ pub fn scan(
                 files.push(ConfigFile {
                     client: candidate.label.into(),
                     label: discover::display_path(&candidate.path, &opts.home),
-                    path: candidate.path.clone(),
+                    path: candidate.path.as_path().into(),
                     format: candidate.format,
                     scope: if candidate.project_root.is_some() {
                         Scope::Project
@@ -865,7 +866,7 @@ fn apply_suppressions(
     report.sources.push(Source {
         client: "mcp-warden".into(),
         label: file.label.clone(),
-        path: file.path.clone(),
+        path: file.path.as_path().into(),
         scope: Scope::User,
         client_id: None,
         layer: Layer::User,
@@ -1438,9 +1439,9 @@ fn add_sections(
         }
         let source_index = report.sources.len();
         report.sources.push(Source {
-            client: file.client.clone(),
+            client: Arc::clone(&file.client),
             label: label.clone(),
-            path: file.path.clone(),
+            path: Arc::clone(&file.path),
             scope: file.scope,
             client_id: file.client_id,
             // A `~/.claude.json` project section is the user's local scope.
@@ -2744,7 +2745,7 @@ mod tests {
         ConfigFile {
             client: "Claude Code".into(),
             label: "~/.claude.json".into(),
-            path: PathBuf::from("/home/u/.claude.json"),
+            path: Path::new("/home/u/.claude.json").into(),
             format: FileFormat::ClaudeJson,
             scope: Scope::User,
             readers: file_readers(&[Reader::ClaudeCode], Path::new("/home/u"), None),

@@ -201,10 +201,7 @@ pub fn render_findings(
         buf.push('\n');
         match group {
             Group::Server(server, findings) => {
-                let client = report
-                    .sources
-                    .get(server.source)
-                    .map_or("", |s| s.client.as_str());
+                let client = report.sources.get(server.source).map_or("", |s| &*s.client);
                 let place = format!("{}:{}", shown_file(report, server), server.line);
                 let mut lines = Lines::new(&mut buf, width, "", HEADING_REST, color);
                 lines
@@ -224,7 +221,7 @@ pub fn render_findings(
                 let (label, client) = report
                     .sources
                     .get(*source)
-                    .map_or(("", ""), |s| (s.label.as_str(), s.client.as_str()));
+                    .map_or(("", ""), |s| (s.label.as_str(), &*s.client));
                 let mut lines = Lines::new(&mut buf, width, "", HEADING_REST, color);
                 lines
                     .push("", &display(label), Breaks::Path, BOLD)

@@ -295,10 +295,7 @@ fn push_server_line(
     targets: &mut Targets,
 ) -> io::Result<()> {
     let spec = &server.spec;
-    let client = report
-        .sources
-        .get(server.source)
-        .map_or("", |s| s.client.as_str());
+    let client = report.sources.get(server.source).map_or("", |s| &*s.client);
     buf.extend_from_slice(b"{\"kind\": \"server\", \"target\": ");
     push_json_string(buf, &targets.display(&server.target))?;
     buf.extend_from_slice(b", \"client\": ");
@@ -656,7 +653,7 @@ pub(crate) mod tests {
             .find(|c| c.name() == client),
             client: client.into(),
             label: label.into(),
-            path: path.into(),
+            path: std::path::Path::new(path).into(),
             scope: crate::model::Scope::User,
             layer: crate::model::Layer::User,
             project_dir: None,

@@ -1000,7 +1000,7 @@ pub(crate) mod tests {
             sources: vec![Source {
                 client: "Cursor".into(),
                 label: "~/.cursor/mcp.json".into(),
-                path: "/home/u/.cursor/mcp.json".into(),
+                path: std::path::Path::new("/home/u/.cursor/mcp.json").into(),
                 scope: crate::model::Scope::User,
                 client_id: None,
                 layer: crate::model::Layer::User,
@@ -1264,7 +1264,7 @@ pub(crate) mod tests {
             r.sources.push(Source {
                 client: "x".into(),
                 label: label.into(),
-                path: label.into(),
+                path: std::path::Path::new(label).into(),
                 scope,
                 client_id: None,
                 layer: crate::model::Layer::User,

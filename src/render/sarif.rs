@@ -747,7 +747,7 @@ mod tests {
         r.sources.push(Source {
             client: "Claude Code (project)".into(),
             label: "/work/repo/.mcp.json".into(),
-            path: "/work/repo/.mcp.json".into(),
+            path: std::path::Path::new("/work/repo/.mcp.json").into(),
             scope: crate::model::Scope::User,
             client_id: None,
             layer: crate::model::Layer::User,
@@ -757,7 +757,7 @@ mod tests {
         r.sources.push(Source {
             client: "VS Code (project)".into(),
             label: "/work/repo/sub dir/.vscode/mcp.json".into(),
-            path: "/work/repo/sub dir/\u{202e}x/.vscode/mcp.json".into(),
+            path: std::path::Path::new("/work/repo/sub dir/\u{202e}x/.vscode/mcp.json").into(),
             scope: crate::model::Scope::User,
             client_id: None,
             layer: crate::model::Layer::User,

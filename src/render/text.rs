@@ -196,8 +196,8 @@ pub fn render(
         }
         servers.push(')');
         let shown_client = match &client {
-            Some((raw, shown)) if *raw == source.client.as_str() => shown,
-            _ => &client.insert((&source.client, display(&source.client))).1,
+            Some((raw, shown)) if *raw == &*source.client => shown,
+            _ => &client.insert((&*source.client, display(&source.client))).1,
         };
         push_header(
             &mut buf,
@@ -321,7 +321,7 @@ mod tests {
             sources: vec![Source {
                 client: "explicit".into(),
                 label: "/work/mine.json".into(),
-                path: "/work/mine.json".into(),
+                path: std::path::Path::new("/work/mine.json").into(),
                 scope: crate::model::Scope::Explicit,
                 client_id: None,
                 layer: crate::model::Layer::User,
@@ -717,7 +717,7 @@ exit 1: 8 finding(s); any finding fails the run (--fail-on sets a threshold)
             let mut r = worked_example();
             r.servers[1].name = name.into();
             r.servers[1].target = format!("~/.cursor/mcp.json#{name}").into();
-            r.sources[1].client = format!("Cursor{name}");
+            r.sources[1].client = format!("Cursor{name}").into();
             r.sources[1].label = format!("~/.cursor/{name}");
             let target = r.servers[1].target.clone();
             for f in &mut r.servers[1].findings {

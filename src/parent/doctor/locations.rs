@@ -17,7 +17,7 @@ fn report_of(format: FileFormat, readers: &'static [Reader], text: &str) -> Repo
     let file = ConfigFile {
         client: "test".into(),
         label: "f".into(),
-        path: PathBuf::from("/f"),
+        path: Path::new("/f").into(),
         format,
         scope: Scope::Explicit,
         readers: file_readers(readers, Path::new("/home/u"), None),
