@@ -205,22 +205,26 @@ fn masked_words(spec: &ServerSpec) -> Vec<Word<'_>> {
     words
 }
 
+/// The words of `spec`'s launch as the config spells them: its URL, or its command
+/// (`None` when it declares none) and its arguments; [`masked_words`] shows these.
+fn config_words(spec: &ServerSpec) -> impl Iterator<Item = Option<&str>> {
+    let (first, args) = match spec.remote_url() {
+        Some(url) => (Some(url), &[][..]),
+        None => (spec.launch_command(), spec.args()),
+    };
+    std::iter::once(first).chain(args.iter().map(|a| Some(a.as_str())))
+}
+
 /// `spec`'s launch words as the config spells them, each borrowed: what
 /// [`masked_words`] returns when it leaves every word as it is.
 fn verbatim_words(spec: &ServerSpec) -> Vec<Word<'_>> {
-    fn borrowed(w: &str) -> Word<'_> {
-        Word::Config(Cow::Borrowed(w))
-    }
-    if let Some(url) = spec.remote_url() {
-        return vec![borrowed(url)];
-    }
-    let mut words = Vec::with_capacity(spec.args().len() + 1);
-    words.push(
-        spec.launch_command()
-            .map_or(Word::Placeholder(MISSING_COMMAND), borrowed),
-    );
-    words.extend(spec.args().iter().map(|a| borrowed(a)));
-    words
+    config_words(spec)
+        .map(|w| {
+            w.map_or(Word::Placeholder(MISSING_COMMAND), |w| {
+                Word::Config(Cow::Borrowed(w))
+            })
+        })
+        .collect()
 }
 
 /// The launch of `spec` printed with `words` and `headers`.
@@ -266,17 +270,13 @@ struct Kept<'a> {
 impl<'a> Launch<'a> {
     /// What [`relaunch`] needs to print this launch of `spec` again.
     fn kept(&self, spec: &'a ServerSpec) -> Kept<'a> {
-        // The very text of the config (address and length), not an equal copy.
-        let own = |word: &Word<'_>, text: &str| matches!(word, Word::Config(Cow::Borrowed(w)) if std::ptr::eq(*w, text));
-        let verbatim = match (spec.remote_url(), self.words.split_first()) {
-            (Some(url), Some((word, []))) => own(word, url),
-            (None, Some((first, rest))) => {
-                spec.launch_command().is_some_and(|c| own(first, c))
-                    && rest.len() == spec.args().len()
-                    && rest.iter().zip(spec.args()).all(|(w, a)| own(w, a))
-            }
-            _ => false,
-        };
+        // Each word the very text of the config (address and length), not an equal
+        // copy, and no word missing or left over.
+        let mut words = self.words.iter();
+        let verbatim = config_words(spec).all(|text| {
+            matches!((words.next(), text),
+                (Some(Word::Config(Cow::Borrowed(w))), Some(t)) if std::ptr::eq(*w, t))
+        }) && words.next().is_none();
         Kept {
             words: (!verbatim).then(|| self.words.clone()),
             headers: Arc::clone(&self.headers),
@@ -783,9 +783,9 @@ struct Written<'r> {
 
 /// The `# target` lines, the pin line and (for a launch to review first) the rotate
 /// line of each group of `chunk`, into `buf`, handed to `out` in blocks when there
-/// is one. Each launch is masked and quoted once ([`launch`]) for its pin line and
-/// its notes; its CI step, made after the notes, prints it again from the words
-/// kept ([`relaunch`]).
+/// is one. Each launch is masked once ([`launch`]) for its pin line and its notes;
+/// its CI step, made after the notes, prints it again from what is kept
+/// ([`relaunch`]).
 fn push_chunk<'r>(
     buf: &mut String,
     report: &'r Report,
