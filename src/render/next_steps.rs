@@ -725,7 +725,20 @@ fn push_prose(buf: &mut String, width: usize, first: &str, rest: &str, text: &st
 /// what precedes) and ends with the CI snippet. Its prose is filled into `width`
 /// columns; the lines to paste are printed whole.
 pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> io::Result<()> {
-    render_next_steps_on(report, width, None, out)
+    type Nothing = fn(&mut dyn Write) -> io::Result<()>;
+    render_next_steps_on(report, width, None, None::<Nothing>, out)
+}
+
+/// `first` writing what comes before the block, then [`render_next_steps`]: on a
+/// large report the other core groups the uncovered servers meanwhile
+/// (`groups_while`). `first` runs even when there is no block.
+pub fn render_next_steps_after(
+    report: &Report,
+    width: usize,
+    first: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    render_next_steps_on(report, width, None, Some(first), out)
 }
 
 /// About how many lines a group prints (its targets, its pin line, its CI step's
@@ -843,16 +856,51 @@ fn push_ci_chunk<'r>(
     Ok(())
 }
 
-/// [`render_next_steps`], the groups split as `split` says ([`Split::for_items`]
-/// when `None`).
+/// The uncovered servers' groups ([`uncovered_groups`]), made on a thread of their
+/// own while this one runs `first`, writing what comes before the block.
+///
+/// Why: grouping is a pass over every server and a table of their launches (6 ms
+/// of the 8 MiB home of servers), and what comes before Next steps in the text
+/// report (the header and the findings) is one thread's work; the second core was
+/// idle while either ran. A report too small for a second thread
+/// ([`Split::for_items`]), or a thread that cannot be started, groups here.
+fn groups_while<'r>(
+    report: &'r Report,
+    first: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<Vec<LockGroup<'r>>> {
+    if Split::for_items(report.servers.len()).threads < 2 {
+        first(out)?;
+        return Ok(uncovered_groups(report));
+    }
+    std::thread::scope(|scope| {
+        let grouping = std::thread::Builder::new()
+            .name("groups".into())
+            .spawn_scoped(scope, || uncovered_groups(report));
+        first(out)?;
+        Ok(match grouping {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => uncovered_groups(report),
+        })
+    })
+}
+
+/// [`render_next_steps_after`] (or, without `first`, [`render_next_steps`]), the
+/// groups split as `split` says ([`Split::for_items`] when `None`).
 fn render_next_steps_on(
     report: &Report,
     width: usize,
     split: Option<Split>,
+    first: Option<impl FnOnce(&mut dyn Write) -> io::Result<()>>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let width = width.max(crate::render::findings::MIN_WIDTH);
-    let groups = uncovered_groups(report);
+    let groups = match first {
+        None => uncovered_groups(report),
+        Some(first) => groups_while(report, first, out)?,
+    };
     if groups.is_empty() {
         return Ok(());
     }
@@ -958,6 +1006,8 @@ fn render_next_steps_on(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    type Nothing = fn(&mut dyn Write) -> io::Result<()>;
 
     use crate::model::{Coverage, Source};
     use crate::render::lock_names::assign_lock_names;
@@ -1462,7 +1512,8 @@ pub(crate) mod tests {
             threads,
             chunk_weight,
         };
-        render_next_steps_on(r, 100, Some(split), &mut buf).unwrap_or_else(|e| panic!("{e}"));
+        render_next_steps_on(r, 100, Some(split), None::<Nothing>, &mut buf)
+            .unwrap_or_else(|e| panic!("{e}"));
         String::from_utf8(buf).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -1543,6 +1594,50 @@ pub(crate) mod tests {
         }
     }
 
+    /// What comes before the block is written before it, once, with the servers
+    /// grouped meanwhile (on a thread of their own from 512 servers) and the block
+    /// made on one thread or two; and when there is no block.
+    #[test]
+    fn what_comes_before_the_block_is_written_first() {
+        for n in [0, 1, 17, 1001] {
+            let mut r = many_shapes(n.max(1));
+            if n == 0 {
+                for server in &mut r.servers {
+                    server.coverage = Coverage::Approved;
+                }
+            }
+            let block = render_on(&r, 1, 64);
+            assert_eq!(block.is_empty(), n == 0);
+            for threads in [1, 2] {
+                for chunk_weight in [1, 7, 10_000] {
+                    let mut out = Vec::new();
+                    let mut runs = 0;
+                    let split = Split {
+                        threads,
+                        chunk_weight,
+                    };
+                    let first = |out: &mut dyn Write| {
+                        runs += 1;
+                        out.write_all(b"before\n")
+                    };
+                    render_next_steps_on(&r, 100, Some(split), Some(first), &mut out)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(runs, 1);
+                    let out = String::from_utf8(out).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(
+                        out,
+                        format!("before\n{block}"),
+                        "{n} {threads} {chunk_weight}"
+                    );
+                }
+            }
+            let mut public = Vec::new();
+            render_next_steps_after(&r, 100, |out| out.write_all(b"before\n"), &mut public)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(public, format!("before\n{block}").into_bytes());
+        }
+    }
+
     /// A writer that fails after `left` bytes.
     struct FailingAfter {
         left: usize,
@@ -1575,7 +1670,7 @@ pub(crate) mod tests {
                 threads: 2,
                 chunk_weight: 5,
             };
-            let got = render_next_steps_on(&r, 100, Some(split), &mut out);
+            let got = render_next_steps_on(&r, 100, Some(split), None::<Nothing>, &mut out);
             assert!(got.is_err(), "{left}: {}", out.left);
         }
     }

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use crate::model::Report;
 use crate::render::findings::{self, is_listed, Outcome, Scope, MIN_WIDTH};
 use crate::render::flush_if_full;
-use crate::render::next_steps::render_next_steps;
+use crate::render::next_steps::render_next_steps_after;
 use crate::render::style::{BOLD, CYAN, GREEN};
 use crate::render::wrap::{Breaks, Lines};
 use crate::text::display;
@@ -143,6 +143,29 @@ pub fn render(
     outcome: Outcome,
     after_next_steps: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    if report.uncovered().next().is_some() {
+        // The other core groups Next steps' servers while this one writes what
+        // comes before them.
+        let head = |out: &mut dyn Write| {
+            write_head(report, style, out)?;
+            writeln!(out)
+        };
+        render_next_steps_after(report, style.width, head, out)?;
+    } else {
+        write_head(report, style, out)?;
+    }
+    after_next_steps(out)?;
+    let scope = Scope {
+        files: report.files_read,
+        locks: true,
+    };
+    findings::render_summary(report, scope, outcome, style, out)
+}
+
+/// What comes before Next steps: the header (title, relocations, counts, one line
+/// per source, disabled servers, the sandbox line), then the findings or the
+/// verdict.
+fn write_head(report: &Report, style: TextStyle, out: &mut dyn Write) -> io::Result<()> {
     // Disabled servers (Codex `enabled = false`, JSON `disabled: true`) are audited
     // and listed, but never counted as running.
     let disabled = |n: usize| {
@@ -238,21 +261,10 @@ pub fn render(
 
     if report.findings().any(is_listed) {
         writeln!(out)?;
-        findings::render_findings(report, style, out)?;
+        findings::render_findings(report, style, out).map(|_| ())
     } else {
-        write_verdict(report, style, out)?;
+        write_verdict(report, style, out)
     }
-
-    if report.uncovered().next().is_some() {
-        writeln!(out)?;
-        render_next_steps(report, style.width, out)?;
-    }
-    after_next_steps(out)?;
-    let scope = Scope {
-        files: report.files_read,
-        locks: true,
-    };
-    findings::render_summary(report, scope, outcome, style, out)
 }
 
 /// The verdict ([`verdict`]) filled into the width, `doctor clean` in green.
