@@ -31,7 +31,9 @@
 //! second core is idle, while the masking, quoting and credential scans behind
 //! every printed word are most of what the parent does on a large home. Each
 //! chunk's text depends on that chunk alone, so the bytes are the ones a single
-//! thread writes; the tests of each renderer compare one thread with two.
+//! thread writes; the tests of each renderer compare one thread with two. Before
+//! Next steps, while one thread writes the text report's header and findings, the
+//! other groups Next steps' servers (`next_steps::render_next_steps_after`).
 
 use std::sync::Arc;
 
