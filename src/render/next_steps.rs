@@ -725,9 +725,11 @@ fn push_prose(buf: &mut String, width: usize, first: &str, rest: &str, text: &st
 /// what precedes) and ends with the CI snippet. Its prose is filled into `width`
 /// columns; the lines to paste are printed whole.
 pub fn render_next_steps(report: &Report, width: usize, out: &mut dyn Write) -> io::Result<()> {
-    type Nothing = fn(&mut dyn Write) -> io::Result<()>;
     render_next_steps_on(report, width, None, None::<Nothing>, out)
 }
+
+/// The type of no `first` for [`render_next_steps_on`].
+type Nothing = fn(&mut dyn Write) -> io::Result<()>;
 
 /// `first` writing what comes before the block, then [`render_next_steps`]: on a
 /// large report the other core groups the uncovered servers meanwhile
@@ -1006,8 +1008,6 @@ fn render_next_steps_on(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    type Nothing = fn(&mut dyn Write) -> io::Result<()>;
 
     use crate::model::{Coverage, Source};
     use crate::render::lock_names::assign_lock_names;
