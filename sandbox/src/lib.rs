@@ -83,6 +83,10 @@ mod error;
 mod frame;
 mod handover;
 mod mapped;
+/// `memcpy`, `memmove` and `memset` of the musl release build.
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(not(target_env = "musl"), allow(dead_code))]
+mod mem;
 mod policy;
 mod probe;
 mod spawn;

@@ -219,6 +219,13 @@ const ABORT_SELF: Args = Args {
     text: "tgid (arg 0) and tid (arg 1) are the child's own pid, signal (arg 2) is SIGABRT",
 };
 
+/// `tkill` only to deliver SIGABRT to the child's own (only) thread: musl's `raise()`
+/// names the thread by its tid, which in the one-threaded child is its pid.
+const ABORT_SELF_BY_TID: Args = Args {
+    any_of: &[&[own_pid(0), is(1, libc::SIGABRT as u32)]],
+    text: "tid (arg 0) is the child's own pid, signal (arg 1) is SIGABRT",
+};
+
 /// THE allow-list. The README's table is checked against it by a unit test.
 #[rustfmt::skip]
 pub(crate) const ALLOWED: &[Allowed] = &[
@@ -242,7 +249,8 @@ pub(crate) const ALLOWED: &[Allowed] = &[
     allow("clock_gettime",  libc::SYS_clock_gettime,  ANY,           "Instant::now; normally the vDSO, the syscall is its fallback; only reads a clock"),
     allow("getpid",         libc::SYS_getpid,         ANY,           "abort(): glibc raise() addresses its own process; takes no arguments"),
     allow("gettid",         libc::SYS_gettid,         ANY,           "abort(): glibc raise() addresses its own thread; takes no arguments"),
-    allow("tgkill",         libc::SYS_tgkill,         ABORT_SELF,    "abort() and out-of-memory: deliver SIGABRT to itself, to nothing else"),
+    allow("tgkill",         libc::SYS_tgkill,         ABORT_SELF,    "abort() and out-of-memory (glibc's raise()): deliver SIGABRT to itself, to nothing else"),
+    allow("tkill",          libc::SYS_tkill,          ABORT_SELF_BY_TID, "abort() and out-of-memory in the musl release (musl's raise()): deliver SIGABRT to itself, to nothing else"),
     allow("exit_group",     libc::SYS_exit_group,     ANY,           "_exit at the end of the child"),
 ];
 
@@ -601,7 +609,6 @@ mod tests {
             libc::SYS_process_vm_readv,
             libc::SYS_process_vm_writev,
             libc::SYS_kill,
-            libc::SYS_tkill,
             libc::SYS_rt_sigqueueinfo,
             libc::SYS_rt_tgsigqueueinfo,
             libc::SYS_pidfd_open,
