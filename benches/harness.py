@@ -28,8 +28,8 @@ noise falls on all of them alike:
 
 Binaries: doctor is target/release/mcp-warden and the floor
 target/release/mcp-warden-floor, built (release, `nice`) if missing; with --static,
-both are built as the release ships doctor (scripts/build-release.sh: static glibc,
---target x86_64-unknown-linux-gnu, target/static), so each is measured without an
+both are built as the release ships doctor (scripts/build-release.sh: static musl,
+--target x86_64-unknown-linux-musl, target/static), so each is measured without an
 interpreter or shared libraries to load. doctor runs with
 --home, --platform linux and an empty --system-root in (a), (c), (d), so it reads the
 one file the floor reads; (b) runs both implementations as benches/run.py does. The
@@ -69,18 +69,19 @@ ENV = {"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "NO_COLOR": "
 
 # --- binaries and homes ------------------------------------------------------------
 
-STATIC_TARGET = "x86_64-unknown-linux-gnu"
+STATIC_TARGET = "x86_64-unknown-linux-musl"
 
 
 def binary(explicit, name, package, static=False):
     """`explicit`, or the release build of `name`: target/release (built if missing),
-    or with `static` the static glibc build scripts/build-release.sh ships (the same
+    or with `static` the static musl build scripts/build-release.sh ships (the same
     flags and target dir, rebuilt every time so it is never stale)."""
     if explicit:
         return os.path.abspath(explicit)
     if static:
         env = dict(os.environ)
         env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " -C target-feature=+crt-static").strip()
+        env.setdefault("CC_x86_64_unknown_linux_musl", "musl-gcc")  # ring's C code
         subprocess.run(["nice", "cargo", "build", "--release", "--locked", "--quiet", "-p", package,
                         "--bin", name, "--target", STATIC_TARGET, "--target-dir",
                         os.path.join(ROOT, "target", "static")], cwd=ROOT, check=True, env=env)
@@ -386,7 +387,7 @@ def main():
     ap.add_argument("--doctor")
     ap.add_argument("--floor")
     ap.add_argument("--static", action="store_true",
-                    help="doctor and the floor as the release ships them: static glibc, "
+                    help="doctor and the floor as the release ships them: static musl, "
                          "built like scripts/build-release.sh into target/static")
     ap.add_argument("--reference", help="the earlier implementation's mcp-warden (else target/bench-ref)")
     ap.add_argument("--no-reference", action="store_true")

@@ -5,10 +5,13 @@
 #   scripts/build-release.sh --profile static-check --out target/static-check-dist
 #                                            # the same checks on a cheap unoptimized build (CI)
 #
-# The binary is glibc static-pie (`-C target-feature=+crt-static`): no ELF
-# interpreter and no shared library at run time. `--target` keeps RUSTFLAGS off
-# build scripts and proc-macros, and the separate target dir (target/static) leaves
-# the normal build's cache alone. The build fails unless:
+# The binary is musl static-pie (x86_64-unknown-linux-musl): no ELF interpreter
+# and no shared library at run time, and a process start without glibc's CPUID
+# probing (docs/install.md, "Why musl"). It needs the target's standard library
+# (added with rustup when missing) and musl-gcc (Debian: musl-tools) for the C in
+# `ring`. `--target` keeps RUSTFLAGS off build scripts and proc-macros, and the
+# separate target dir (target/static) leaves the normal build's cache alone. The
+# build fails unless:
 #   * `readelf -l` shows no INTERP program header and `readelf -d` no NEEDED entry;
 #   * `mcp-warden sandbox selftest` passes from the built binary;
 #   * `strace -f` of `doctor` on a temporary home shows no socket/connect and no
@@ -28,7 +31,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-target=x86_64-unknown-linux-gnu
+target=x86_64-unknown-linux-musl
 target_dir=target/static
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 [ -n "$version" ] || { echo "error: no package version in Cargo.toml" >&2; exit 2; }
@@ -37,9 +40,20 @@ name="mcp-warden-$version-$target"
 fail() { echo "error: $*" >&2; exit 1; }
 say() { printf '==> %s\n' "$*"; }
 
-say "cargo build --profile $profile --target $target (static glibc)"
+if ! rustc --print sysroot >/dev/null 2>&1 ||
+  [ ! -d "$(rustc --print sysroot)/lib/rustlib/$target" ]; then
+  command -v rustup >/dev/null || fail "the $target standard library is missing and rustup is not installed"
+  say "rustup target add $target"
+  rustup target add "$target"
+fi
+# `ring` (TLS for `pin --url`) compiles C: for musl, with musl's headers.
+musl_cc=${CC_x86_64_unknown_linux_musl:-musl-gcc}
+command -v "$musl_cc" >/dev/null ||
+  fail "$musl_cc is required to build for $target (Debian and Ubuntu: apt-get install musl-tools)"
+
+say "cargo build --profile $profile --target $target (static musl)"
 start=$SECONDS
-RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
+CC_x86_64_unknown_linux_musl="$musl_cc" RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
   cargo build --locked --profile "$profile" --target "$target" --target-dir "$target_dir" --bin mcp-warden
 # Cargo names the `dev` profile's directory `debug`.
 profile_dir=$profile

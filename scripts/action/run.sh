@@ -24,7 +24,7 @@
 # On GitHub, `sarif=PATH` is written to GITHUB_OUTPUT once doctor wrote the report.
 set -euo pipefail
 
-TARGET=x86_64-unknown-linux-gnu
+TARGET=x86_64-unknown-linux-musl
 
 die() {
   printf 'error: %s\n' "$*" >&2

@@ -15,7 +15,7 @@ use crate::util::{bin, Run};
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 fn asset() -> String {
-    format!("mcp-warden-{VERSION}-x86_64-unknown-linux-gnu")
+    format!("mcp-warden-{VERSION}-x86_64-unknown-linux-musl")
 }
 
 fn repo_root() -> PathBuf {

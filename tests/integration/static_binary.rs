@@ -1,7 +1,7 @@
 //! The static release binary (`scripts/build-release.sh`): no ELF interpreter and no
 //! shared library, and host names resolve from it without loading an NSS module.
 //!
-//! The binary is `MCP_WARDEN_STATIC_BIN`, else `dist/mcp-warden-VERSION-x86_64-unknown-linux-gnu`.
+//! The binary is `MCP_WARDEN_STATIC_BIN`, else `dist/mcp-warden-VERSION-x86_64-unknown-linux-musl`.
 //! Its tests are skipped only when it has not been built; `MCP_WARDEN_REQUIRE_STATIC=1`
 //! (set by `.ci/run`, which builds it first) makes a missing binary a failure.
 
@@ -19,7 +19,7 @@ fn static_bin() -> Option<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-                "dist/mcp-warden-{}-x86_64-unknown-linux-gnu",
+                "dist/mcp-warden-{}-x86_64-unknown-linux-musl",
                 env!("CARGO_PKG_VERSION")
             ))
         });
@@ -153,7 +153,7 @@ fn one_shot_server() -> (u16, mpsc::Receiver<String>) {
 
 /// `pin --url http://localhost:PORT/mcp` from `binary` reaches the loopback server
 /// (the name resolved through /etc/hosts); under strace, no `libnss_*` shared object
-/// is opened (checked when `without_nss_modules`): static glibc resolves `files` and `dns` with the code built into it.
+/// is opened (checked when `without_nss_modules`): musl resolves `/etc/hosts` and DNS with its own code and has no NSS.
 fn resolves_localhost(binary: &Path, without_nss_modules: bool) {
     let (port, host) = one_shot_server();
     let dir = tempfile::tempdir().expect("tempdir");
