@@ -106,42 +106,47 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, len: usize) {
 /// As [`copy`], and `len <= SHORT`.
 #[inline(always)]
 unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
-    // SAFETY: each access is within `len` bytes of its pointer: a load or store
-    // of `w` bytes at offset 0 or `len - w`, under a branch where `len >= w`
-    // (for 33..=64, also at 16 and `len - 32`, both within the range).
+    // SAFETY: each branch passes `copy_ends` a width `w` with `w <= len <= 2 * w`;
+    // for 33..=64, the two middle blocks at 16 and `len - 32` lie within the range
+    // too, and their loads come before every store.
     unsafe {
         if len > 32 {
-            let a = read_unaligned(src.cast::<u128>());
             let b = read_unaligned(src.add(16).cast::<u128>());
             let c = read_unaligned(src.add(len - 32).cast::<u128>());
-            let d = read_unaligned(src.add(len - 16).cast::<u128>());
-            write_unaligned(dst.cast::<u128>(), a);
+            copy_ends::<u128>(dst, src, len);
             write_unaligned(dst.add(16).cast::<u128>(), b);
             write_unaligned(dst.add(len - 32).cast::<u128>(), c);
-            write_unaligned(dst.add(len - 16).cast::<u128>(), d);
         } else if len >= 16 {
-            let a = read_unaligned(src.cast::<u128>());
-            let b = read_unaligned(src.add(len - 16).cast::<u128>());
-            write_unaligned(dst.cast::<u128>(), a);
-            write_unaligned(dst.add(len - 16).cast::<u128>(), b);
+            copy_ends::<u128>(dst, src, len);
         } else if len >= 8 {
-            let a = read_unaligned(src.cast::<u64>());
-            let b = read_unaligned(src.add(len - 8).cast::<u64>());
-            write_unaligned(dst.cast::<u64>(), a);
-            write_unaligned(dst.add(len - 8).cast::<u64>(), b);
+            copy_ends::<u64>(dst, src, len);
         } else if len >= 4 {
-            let a = read_unaligned(src.cast::<u32>());
-            let b = read_unaligned(src.add(len - 4).cast::<u32>());
-            write_unaligned(dst.cast::<u32>(), a);
-            write_unaligned(dst.add(len - 4).cast::<u32>(), b);
+            copy_ends::<u32>(dst, src, len);
         } else if len >= 2 {
-            let a = read_unaligned(src.cast::<u16>());
-            let b = read_unaligned(src.add(len - 2).cast::<u16>());
-            write_unaligned(dst.cast::<u16>(), a);
-            write_unaligned(dst.add(len - 2).cast::<u16>(), b);
+            copy_ends::<u16>(dst, src, len);
         } else if len == 1 {
             dst.write(src.read());
         }
+    }
+}
+
+/// Copies the first and the last `size_of::<W>()` bytes of `len`: both loads,
+/// then both stores. Covers the whole range when `len <= 2 * size_of::<W>()`.
+///
+/// # Safety
+///
+/// As [`copy`], and `len >= size_of::<W>()`; `W` a plain integer type (every bit
+/// pattern valid, a single load and store).
+#[inline(always)]
+unsafe fn copy_ends<W: Copy>(dst: *mut u8, src: *const u8, len: usize) {
+    let last = len - std::mem::size_of::<W>();
+    // SAFETY: both accesses are `size_of::<W>()` bytes at offset 0 or `last`, and
+    // `last + size_of::<W>() == len`: within the caller's ranges.
+    unsafe {
+        let first_word = read_unaligned(src.cast::<W>());
+        let last_word = read_unaligned(src.add(last).cast::<W>());
+        write_unaligned(dst.cast::<W>(), first_word);
+        write_unaligned(dst.add(last).cast::<W>(), last_word);
     }
 }
 
@@ -221,31 +226,24 @@ unsafe fn copy_medium(dst: *mut u8, src: *const u8, len: usize) {
 /// `dst` must be valid for writes of `len` bytes (any alignment).
 #[inline(always)]
 pub unsafe fn fill(dst: *mut u8, byte: u8, len: usize) {
-    let pattern = u64::from_ne_bytes([byte; 8]);
     if len <= SHORT {
-        // SAFETY: each store is within `len` bytes of `dst`: `w` bytes at offset
-        // 0, 16, 32, `len - 16`, `len - 32`, `len - 48` or `len - w`, under a
-        // branch where `len` is at least the store's end.
+        // The byte in every lane, by multiplication: no array (see the module).
+        let wide = u128::from(byte) * 0x0101_0101_0101_0101_0101_0101_0101_0101;
+        // SAFETY: each branch passes `fill_ends` a width `w` with `w <= len <= 2 * w`
+        // (for 33..=64, 16-byte stores at 16 and `len - 32` too, within the range).
         unsafe {
             if len > 32 {
-                let wide = u128::from(pattern) | (u128::from(pattern) << 64);
-                write_unaligned(dst.cast::<u128>(), wide);
+                fill_ends(dst, wide, len);
                 write_unaligned(dst.add(16).cast::<u128>(), wide);
                 write_unaligned(dst.add(len - 32).cast::<u128>(), wide);
-                write_unaligned(dst.add(len - 16).cast::<u128>(), wide);
             } else if len >= 16 {
-                let wide = u128::from(pattern) | (u128::from(pattern) << 64);
-                write_unaligned(dst.cast::<u128>(), wide);
-                write_unaligned(dst.add(len - 16).cast::<u128>(), wide);
+                fill_ends(dst, wide, len);
             } else if len >= 8 {
-                write_unaligned(dst.cast::<u64>(), pattern);
-                write_unaligned(dst.add(len - 8).cast::<u64>(), pattern);
+                fill_ends(dst, u64::from(byte) * 0x0101_0101_0101_0101, len);
             } else if len >= 4 {
-                write_unaligned(dst.cast::<u32>(), pattern as u32);
-                write_unaligned(dst.add(len - 4).cast::<u32>(), pattern as u32);
+                fill_ends(dst, u32::from(byte) * 0x0101_0101, len);
             } else if len >= 2 {
-                write_unaligned(dst.cast::<u16>(), pattern as u16);
-                write_unaligned(dst.add(len - 2).cast::<u16>(), pattern as u16);
+                fill_ends(dst, u16::from(byte) * 0x0101, len);
             } else if len == 1 {
                 dst.write(byte);
             }
@@ -262,6 +260,22 @@ pub unsafe fn fill(dst: *mut u8, byte: u8, len: usize) {
                 options(nostack, preserves_flags),
             );
         }
+    }
+}
+
+/// Stores `word` at the first and the last `size_of::<W>()` bytes of `len`.
+///
+/// # Safety
+///
+/// `dst` valid for writes of `len` bytes, `len >= size_of::<W>()`.
+#[inline(always)]
+unsafe fn fill_ends<W: Copy>(dst: *mut u8, word: W, len: usize) {
+    let last = len - std::mem::size_of::<W>();
+    // SAFETY: both stores are `size_of::<W>()` bytes at offset 0 or `last`, and
+    // `last + size_of::<W>() == len`.
+    unsafe {
+        write_unaligned(dst.cast::<W>(), word);
+        write_unaligned(dst.add(last).cast::<W>(), word);
     }
 }
 
