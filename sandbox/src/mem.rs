@@ -20,8 +20,8 @@
 //!   before the first store, so overlapping ranges copy correctly.
 //! * Up to 256 bytes (`MEDIUM`), copies only: the first and the last half (64 or
 //!   128 bytes each) in 16-byte loads, then the stores. On the large home a
-//!   quarter of a million copies are 129 to 256 bytes long (moved records), where
-//!   starting `rep movsb` cost more than the copy.
+//!   quarter of a million copies are 129 to 256 bytes long, where starting
+//!   `rep movsb` cost more than the copy.
 //! * Longer: `rep movsb` / `rep stosb`, which CPUs with "enhanced rep movsb"
 //!   (every x86-64 CPU since about 2013) run at full width once started. A
 //!   `memmove` whose destination starts inside its source copies backwards
@@ -31,9 +31,11 @@
 //!
 //! A compiler may turn a copying loop, or the copy of an aggregate, into a call to
 //! `memcpy`; inside `memcpy` that call would recurse until the stack overflows.
-//! So these routines use only scalar loads and stores of at most 16 bytes (which
-//! compile to single instructions in every profile) and inline assembly: no loop,
-//! no array, no `ptr::copy`.
+//! So these routines use only scalar loads and stores of at most 16 bytes and
+//! inline assembly: no loop, no array, no `ptr::copy`. (In a debug build the
+//! loads and stores are calls to `read_unaligned` and `write_unaligned`, which
+//! copy inline: the disassembly of a musl debug build shows no call back into
+//! these routines.)
 //!
 //! # Where they apply
 //!
@@ -82,7 +84,7 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, len: usize) {
         // `dst` starts inside the source: copy from the last byte down.
         // SAFETY: with the direction flag set, `rep movsb` reads `rcx` bytes
         // downwards from `rsi` and writes them downwards from `rdi`: from the last
-        // byte of each range (`len > SHORT`, so `len - 1` is in range) to the
+        // byte of each range (`len > MEDIUM`, so `len - 1` is in range) to the
         // first. The flag is cleared again before the block ends, as the ABI
         // requires of every function return.
         unsafe {
