@@ -40,8 +40,7 @@ name="mcp-warden-$version-$target"
 fail() { echo "error: $*" >&2; exit 1; }
 say() { printf '==> %s\n' "$*"; }
 
-if ! rustc --print sysroot >/dev/null 2>&1 ||
-  [ ! -d "$(rustc --print sysroot)/lib/rustlib/$target" ]; then
+if [ ! -d "$(rustc --print sysroot)/lib/rustlib/$target" ]; then
   command -v rustup >/dev/null || fail "the $target standard library is missing and rustup is not installed"
   say "rustup target add $target"
   rustup target add "$target"

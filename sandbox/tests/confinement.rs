@@ -1469,7 +1469,7 @@ fn t_segfault_is_sigsegv() -> Outcome {
     expect_signal(Behaviour::Segfault, libc::SIGSEGV)
 }
 
-/// With glibc std's handler reports the overflow and aborts. musl tells std no
+/// With glibc, std's handler reports the overflow and aborts. musl tells std no
 /// guard page for the main thread, so in the musl release the overflow ends as the
 /// plain fault: SIGSEGV, still a death the parent reports, without the line.
 fn t_stack_overflow_is_sigabrt() -> Outcome {
