@@ -87,6 +87,7 @@ mod mapped;
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(not(target_env = "musl"), allow(dead_code))]
 mod mem;
+mod placement;
 mod policy;
 mod probe;
 mod spawn;
@@ -106,6 +107,7 @@ pub use child::{Sender, WireSlots};
 pub use error::SandboxError;
 pub use frame::{decoded_bound, MessageCost, DECODE_FACTOR, DECODE_SLACK, PROTOCOL_VERSION};
 pub use mapped::MappedFile;
+pub use placement::yield_to_the_exchange;
 pub use policy::{evaluate, FULL_LANDLOCK_ABI};
 pub use probe::{probe_main, selftest};
 pub use spawn::SECCOMP_LOG_ENV;

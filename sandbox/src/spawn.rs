@@ -50,6 +50,9 @@ pub(crate) struct Spawned {
     /// Read end of the report pipe.
     pub(crate) report: OwnedFd,
     pub(crate) stderr: ChildStderr,
+    /// The parent's thread kept off the child's core until the exchange is over
+    /// (`placement.rs`); `None` for a probe, or where it could not be done.
+    pub(crate) placement: Option<crate::placement::Placement>,
 }
 
 /// Starts the child and hands it `files` ([`start`], then [`hand_over`]).
@@ -152,10 +155,17 @@ pub(crate) fn start(role: Role<'_>) -> Result<Spawned, SandboxError> {
             "no stderr pipe after spawn",
         )));
     };
+    let placement = match role {
+        Role::Parser => i32::try_from(child.id())
+            .ok()
+            .and_then(|pid| crate::placement::separate(nix::unistd::Pid::from_raw(pid))),
+        Role::Probe(_) => None,
+    };
     Ok(Spawned {
         child,
         request: request_wr,
         report: report_rd,
         stderr,
+        placement,
     })
 }

@@ -62,6 +62,7 @@ pub(crate) fn exchange<Req: Serialize, Msg: DeserializeOwned>(
         request: request_fd,
         report,
         stderr,
+        placement: _placement,
     } = spawned;
     let mut sup = Supervisor {
         child,

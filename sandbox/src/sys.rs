@@ -502,6 +502,16 @@ pub(crate) fn try_tgkill(_pid: libc::pid_t, _signal: libc::c_int) -> io::Result<
     Err(io::ErrorKind::Unsupported.into())
 }
 
+/// Set thread `tid`'s nice value to 19, its lowest priority (on Linux `PRIO_PROCESS`
+/// with a thread id names that one thread). Best effort: an error is ignored.
+pub(crate) fn lower_thread_priority(tid: libc::pid_t) {
+    let Ok(who) = libc::id_t::try_from(tid) else {
+        return;
+    };
+    // SAFETY: `setpriority` takes plain integers and touches no memory of ours.
+    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, who, 19) };
+}
+
 /// `len` bytes (a multiple of the page size) of fresh, zeroed, private read-write
 /// memory, or `None` when the kernel refuses (out of memory, or the address-space
 /// limit). With `huge`, the mapping starts on a 2 MiB boundary and is advised into
