@@ -36,7 +36,7 @@ pub(crate) fn separate(child: Pid) -> Option<Placement> {
     let allowed: Vec<usize> = (0..CpuSet::count())
         .filter(|&c| cores.is_set(c).unwrap_or(false))
         .collect();
-    let (&last, _) = allowed.split_last()?;
+    let &last = allowed.last()?;
     if allowed.len() < 2 {
         return None;
     }

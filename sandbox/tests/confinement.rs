@@ -698,6 +698,27 @@ fn t_reads_handed_files_in_order() -> Outcome {
     Ok(())
 }
 
+/// The cores this thread may run on (`Cpus_allowed_list` of /proc/thread-self/status).
+fn this_threads_cores() -> Result<String, String> {
+    let status = std::fs::read_to_string("/proc/thread-self/status").map_err(|e| e.to_string())?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|v| v.trim().to_string())
+        .ok_or_else(|| "no Cpus_allowed_list".to_string())
+}
+
+/// The parent's thread is kept off the child's core only while they exchange
+/// (`placement.rs`): once the exchange is over it may run on every core it could
+/// before, for the threads that audit and write the report.
+fn t_the_parents_cores_come_back_after_the_exchange() -> Outcome {
+    let before = this_threads_cores()?;
+    run(Behaviour::ReadFiles).map_err(|e| e.to_string())?;
+    let after = this_threads_cores()?;
+    ensure!(after == before, "before {before}, after {after}");
+    Ok(())
+}
+
 /// The children of this process, over all its threads (from /proc).
 fn own_children() -> Vec<String> {
     let mut pids = Vec::new();
@@ -1670,6 +1691,12 @@ fn t_kernel_status() -> Outcome {
 type Case = (&'static str, fn() -> Outcome);
 
 const TESTS: &[Case] = &[
+    // First: a thread whose cores a placement never gave back runs every later
+    // exchange on one core, where none is made, so only the first one can tell.
+    (
+        "the_parents_cores_come_back_after_the_exchange",
+        t_the_parents_cores_come_back_after_the_exchange,
+    ),
     ("kernel_layers_present", t_kernel_layers_present),
     ("reads_handed_files_in_order", t_reads_handed_files_in_order),
     (

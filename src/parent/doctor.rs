@@ -690,11 +690,10 @@ struct PartJudge<'scope> {
 /// it comes, or the child waits on a full pipe. The child's span on the 8 MiB
 /// home, with this thread kept off the child's core (the sandbox's
 /// `placement.rs`): 35 ms with the two threads at equal priority, 22 ms with the
-/// judging at the lowest (30 ms with neither). Once the
-/// child is done, the parts still queued are passed on unjudged: their servers are
-/// judged with the rest, on every core. The thread starts with the first part (a
-/// home without a large file starts none); if it cannot be started, every part is
-/// judged with the rest.
+/// judging at the lowest (30 ms with neither). Once the child is done, the parts
+/// still queued are passed on unjudged: their servers are judged with the rest, on
+/// every core. The thread starts with the first part (a home without a large file
+/// starts none); if it cannot be started, every part is judged with the rest.
 fn parse_collecting_parts(
     jobs: Vec<Job>,
     started: Option<mcp_warden_sandbox::StartedParser>,
